@@ -1,0 +1,10 @@
+"""CLI sub-commands: sandbox."""
+
+from __future__ import annotations
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    """Add this module's commands to ``app``."""
+

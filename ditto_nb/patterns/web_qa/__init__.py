@@ -1,0 +1,1 @@
+"""ditto_nb.patterns.web_qa."""
