@@ -1,10 +1,80 @@
-"""CLI sub-commands: sandbox."""
+"""CLI sub-commands: ``ditto-nb sandbox build`` and ``ditto-nb sandbox serve``."""
 
 from __future__ import annotations
 
+import time
+from pathlib import Path
+from typing import Annotated, Optional
+
 import typer
+
+from ditto_nb.errors import ConfigError
+
+sandbox_app = typer.Typer(help="The offline sandbox web: build a corpus, serve it over HTTPS on 127.0.0.1.", no_args_is_help=True)
+
+
+@sandbox_app.command("build")
+def build(
+    output: Annotated[Path, typer.Option("-o", "--output", help="Corpus JSONL file to write.")],
+    hotpotqa: Annotated[Optional[Path], typer.Option("--hotpotqa", help="HotpotQA JSONL/JSON file.")] = None,  # noqa: UP007
+    squad: Annotated[Optional[Path], typer.Option("--squad", help="SQuAD JSON file.")] = None,  # noqa: UP007
+    pages: Annotated[Optional[Path], typer.Option("--pages", help="Sandbox pages JSONL to validate and copy.")] = None,  # noqa: UP007
+    wiki_host: Annotated[str, typer.Option("--wiki-host", help="Host of imported wiki pages.")] = "wiki.test",
+) -> None:
+    """Build a sandbox corpus from exactly one of --hotpotqa, --squad or --pages."""
+    from ditto_nb.sandbox import import_hotpotqa, import_squad, load_corpus, write_corpus
+
+    sources = [source for source in (hotpotqa, squad, pages) if source is not None]
+    if len(sources) != 1:
+        raise typer.BadParameter("give exactly one of --hotpotqa, --squad, --pages")
+    try:
+        if hotpotqa is not None:
+            corpus = import_hotpotqa(hotpotqa, wiki_host)
+        elif squad is not None:
+            corpus = import_squad(squad, wiki_host)
+        else:
+            corpus = load_corpus(sources[0])
+    except ConfigError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(code=2) from exc
+    count = write_corpus(corpus, output)
+    typer.echo(f"wrote {count} pages to {output}")
+
+
+@sandbox_app.command("serve")
+def serve(
+    corpus: Annotated[Path, typer.Argument(help="Corpus JSONL file.")],
+    port: Annotated[int, typer.Option("--port", help="Port on 127.0.0.1 (0: any free port).")] = 0,
+    workdir: Annotated[Optional[Path], typer.Option("--workdir", help="Where the CA and index are written.")] = None,  # noqa: UP007
+    wiki_host: Annotated[str, typer.Option("--wiki-host", help="Host of the wiki routes and search API.")] = "wiki.test",
+) -> None:
+    """Serve a corpus over HTTPS on 127.0.0.1 until Ctrl-C; print port, CA path and origins."""
+    from ditto_nb.sandbox import SandboxWeb, load_corpus
+
+    try:
+        pages = load_corpus(corpus)
+    except ConfigError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(code=2) from exc
+    web = SandboxWeb(pages, workdir, wiki_host, port=port)
+    with web:
+        typer.echo(f"port: {web.port}")
+        typer.echo(f"ca: {web.ca_path}")
+        typer.echo(f"api: {web.api_url}")
+        typer.echo("origins:")
+        for origin in web.allowed_origins:
+            typer.echo(f"  {origin}")
+        typer.echo(f"pages: {len(pages)}; resolve every host to 127.0.0.1. Ctrl-C to stop.")
+        try:
+            while True:
+                time.sleep(0.5)
+        except KeyboardInterrupt:
+            typer.echo("stopping")
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to ``app``."""
+    """Add the ``sandbox`` sub-app to ``app``."""
+    app.add_typer(sandbox_app, name="sandbox")
 
+
+__all__ = ["register", "sandbox_app"]

@@ -1,0 +1,132 @@
+"""Benchmark deep research over the demo corpus served by the sandbox web (offline).
+
+For each topic: rounds, dispatches per budget (searches, reads, model calls), seconds,
+coverage outcome counts and the stop reason, printed as a table (pandas).
+
+Usage::
+
+    python benchmarks/deep_research.py [--topics N] [--model scripted|local|local-small]
+
+``scripted`` uses a rule-based scripted model (word overlap between evidence and sub-question;
+next queries from capitalised names in the evidence), so the numbers measure the pipeline, not a
+model. ``local`` / ``local-small`` use the llama.cpp providers of the packaged ``ditto.yaml``.
+Needs Redis at ``DITTO_WORKER_CONTEXT_REDIS_URL`` (default ``redis://127.0.0.1:6379/0``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import re
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import trustme
+
+from ditto_nb.patterns.common import SearchSetup
+from ditto_nb.patterns.deep_research import ResearchReport, create_task, open_research, run_research
+from ditto_nb.runtime.config import load_runtime_config
+from ditto_nb.sandbox import SandboxWeb, demo_corpus_path, load_corpus
+from ditto_nb.sandbox.corpus import demo_questions_path
+from ditto_nb.testing.scripted_config import scripted_runtime_config
+from ditto_nb.testing.scripted_model import ScriptedModel
+
+_LINE = re.compile(r"^\[(E\d+)\] \((\S+)\) (.*)$", re.M)
+_WORD = re.compile(r"[a-z]{4,}")
+_NAME = re.compile(r"\b([A-Z][a-z]+(?: [A-Z][a-z]+)*)\b")
+
+
+def _words(text: str) -> set[str]:
+    return set(_WORD.findall(text.lower()))
+
+
+def scripted_responder(request: dict[str, Any]) -> dict[str, Any]:
+    """A rule-based stand-in model for the pipeline benchmark (see the module docstring)."""
+    messages = request["messages"]
+    purpose = messages[0]["content"].splitlines()[0].removeprefix("Task: ")
+    user = messages[-1]["content"]
+    lines = _LINE.findall(user)
+    if purpose == "research-plan":
+        topic = user.splitlines()[0].removeprefix("Topic: ")
+        return {"clear": True, "goal": topic, "sub_questions": [topic], "queries": [topic], "clarification_questions": []}
+    if purpose == "assess":
+        questions = re.findall(r"^(\d+)\. (.*)$", user, re.M)
+        asked = json.loads(re.search(r"Queries already run: (.*)$", user, re.M).group(1))  # type: ignore[union-attr]
+        items = []
+        for index, question in questions:
+            ids = [eid for eid, _o, text in lines if len(_words(text) & _words(question)) >= 3]
+            names = [n for _e, _o, text in lines for n in _NAME.findall(text) if n not in question and n not in asked]
+            items.append({"index": int(index), "status": "covered" if len(ids) >= 2 else "gap", "evidence_ids": ids[:3],
+                          "gap": "" if len(ids) >= 2 else "more evidence needed", "next_queries": names[:1]})
+        return {"items": items}
+    if purpose in ("report", "repair"):
+        conclusions = [{"index": 1, "statement": text[:80], "chunk_id": eid, "quote": " ".join(text.split()[:8])}
+                       for eid, _o, text in lines[:4]]
+        return {"summary": "Findings from the evidence.", "conclusions": conclusions, "unknowns": []}
+    return {"ok": True, "problems": []}
+
+
+async def _one(web: SandboxWeb, config: Any, model: dict[str, str], topic: str, directory: Path) -> dict[str, Any]:
+    request = {
+        "id": directory.name, "tenant": "bench", "principal": "bench", "question": topic,
+        "allowed_origins": list(web.allowed_origins), "max_queries": 2, "max_pages": 2, "max_rounds": 3,
+        "max_searches": 6, "max_read_pages": 8, "max_model_calls": 12, "research_seconds": 600,
+    }
+    parsed = create_task(directory, request)
+    app = await open_research(directory, parsed, config, SearchSetup.from_sandbox(web))
+    started = time.perf_counter()
+    try:
+        report = await run_research(app.runtime, {"request": parsed, "model": model})
+    finally:
+        await app.close()
+    assert isinstance(report, ResearchReport)
+    statuses = [row["status"] for row in report.coverage]
+    return {
+        "topic": topic[:48], "rounds": len(report.rounds),
+        "searches": report.budgets["searches"]["used"], "reads": report.budgets["reads"]["used"],
+        "model_calls": report.budgets["model_calls"]["used"], "seconds": round(time.perf_counter() - started, 2),
+        "covered": statuses.count("covered"), "gap": statuses.count("gap"), "conflict": statuses.count("conflict"),
+        "stop_reason": report.stop_reason,
+    }
+
+
+def main() -> None:
+    """Parse arguments, run the topics, print the table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--topics", type=int, default=3, help="number of demo topics")
+    parser.add_argument("--model", choices=["scripted", "local", "local-small"], default="scripted")
+    args = parser.parse_args()
+    topics = [json.loads(line)["question"] for line in demo_questions_path().read_text().splitlines() if line.strip()]
+    redis_url = os.environ.get("DITTO_WORKER_CONTEXT_REDIS_URL", "redis://127.0.0.1:6379/0")
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        web = SandboxWeb(load_corpus(demo_corpus_path()), Path(tmp) / "web", "wiki.test", ca=trustme.CA()).start()
+        scripted: ScriptedModel | None = None
+        try:
+            if args.model == "scripted":
+                scripted = ScriptedModel().start()
+                scripted.responder = scripted_responder
+                config = scripted_runtime_config(scripted, redis_url=redis_url)
+                model = {"provider": "scripted", "model": scripted.model_name}
+            else:
+                config = load_runtime_config()
+                provider = config.provider(args.model)
+                model = {"provider": args.model, "model": provider.model or ""}
+            for n, topic in enumerate(topics[: args.topics]):
+                rows.append(asyncio.run(_one(web, config, model, topic, Path(tmp) / f"topic-{n}")))
+        finally:
+            if scripted is not None:
+                scripted.stop()
+            web.close()
+    frame = pd.DataFrame(rows)
+    print(frame.to_string(index=False))
+    print("\nstop reasons:", frame["stop_reason"].value_counts().to_dict())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,69 @@
+"""Pieces shared by the patterns (``web_qa``, ``deep_research``).
+
+Stable public API:
+
+- binding: :class:`TaskScope`, :func:`binding_for`, :func:`check_binding`, :func:`fingerprint`,
+  :func:`canonical_json`
+- ledger (graph-node builders; plans do no I/O): :func:`add_ledgered_call`,
+  :func:`add_stage_commit` / :class:`StageCommit`, :func:`reusable`, :func:`run_step`,
+  :func:`unwrap_tool_error`, :func:`now_iso`
+- resume: :func:`build_resume_graph`, :func:`read_resume`, :class:`ResumeState`, :func:`used_sources`
+- tools: :func:`build_task_tools`, :func:`check_quotes`; publish: :func:`publish_report`
+- search: :class:`SearchSetup`; app: :func:`open_task_app`, :class:`TaskApp`
+"""
+
+from ditto_nb.patterns.common.app import TaskApp, open_task_app
+from ditto_nb.patterns.common.binding import (
+    REQUEST_KEY,
+    TaskScope,
+    binding_for,
+    canonical_json,
+    check_binding,
+    fingerprint,
+)
+from ditto_nb.patterns.common.ledger import (
+    BUDGET_PREFIX,
+    LEDGER_PREFIX,
+    STAGE_PREFIX,
+    StageCommit,
+    add_ledgered_call,
+    add_stage_commit,
+    now_iso,
+    reusable,
+    run_step,
+    unwrap_tool_error,
+)
+from ditto_nb.patterns.common.publish import publish_report, report_json_text
+from ditto_nb.patterns.common.resume import ResumeState, build_resume_graph, read_resume, used_sources
+from ditto_nb.patterns.common.search import SearchSetup
+from ditto_nb.patterns.common.tools import build_task_tools, check_quotes
+
+__all__ = [
+    "BUDGET_PREFIX",
+    "LEDGER_PREFIX",
+    "REQUEST_KEY",
+    "STAGE_PREFIX",
+    "ResumeState",
+    "SearchSetup",
+    "StageCommit",
+    "TaskApp",
+    "TaskScope",
+    "add_ledgered_call",
+    "add_stage_commit",
+    "binding_for",
+    "build_resume_graph",
+    "build_task_tools",
+    "canonical_json",
+    "check_binding",
+    "check_quotes",
+    "fingerprint",
+    "now_iso",
+    "open_task_app",
+    "publish_report",
+    "read_resume",
+    "report_json_text",
+    "reusable",
+    "run_step",
+    "unwrap_tool_error",
+    "used_sources",
+]

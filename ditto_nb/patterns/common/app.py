@@ -1,0 +1,125 @@
+"""Opening a task's application: lock, Memory, Context, Infer, Interaction → one Runtime.
+
+:func:`open_task_app` is shared by ``web_qa`` and ``deep_research``. The caller closes the app
+(``await app.close()``), which closes the Runtime's workers, the MemoryStore and the TaskLock.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ditto_nb.runtime.config import RuntimeConfig
+from ditto_nb.runtime.runtime import Runtime, create_ditto
+from ditto_nb.workers import (
+    SqliteMemoryStore,
+    TaskLock,
+    create_context_worker,
+    create_infer_worker,
+    create_interaction_worker,
+    create_memory_worker,
+    open_task_store,
+)
+from ditto_nb.workers.interaction import InteractionWorker, Tool
+
+
+@dataclass
+class TaskApp:
+    """An opened task: its Runtime and the resources to release.
+
+    Attributes:
+        directory: the task directory.
+        runtime: the Runtime with the four Workers registered.
+        store: the task's SQLite MemoryStore.
+        interaction: the Interaction Worker (``dispatches`` counts tool calls).
+        infer: the Infer Worker (``calls`` lists model calls).
+        lock: the held TaskLock.
+    """
+
+    directory: Path
+    runtime: Runtime
+    store: SqliteMemoryStore
+    interaction: InteractionWorker
+    infer: Any
+    lock: TaskLock
+    extras: dict[str, Any] = field(default_factory=dict)
+
+    async def close(self) -> None:
+        """Close the Runtime's workers, the MemoryStore, and release the lock (idempotent)."""
+        try:
+            await self.runtime.close()
+        finally:
+            try:
+                await self.store.close()
+            finally:
+                self.lock.release()
+
+
+def _model_base_urls(config: RuntimeConfig, providers: list[str] | None) -> dict[str, str]:
+    """Start local model servers for providers with ``launch`` (lazily imports local_model)."""
+    names = providers if providers is not None else ([config.model.provider] if config.model else [])
+    urls: dict[str, str] = {}
+    for name in names:
+        provider = config.providers.get(name)
+        if provider is None or provider.launch is None:
+            continue
+        from ditto_nb.local_model import ensure_local_provider
+
+        urls[name] = ensure_local_provider(config, name)
+    return urls
+
+
+async def open_task_app(
+    directory: str | os.PathLike[str],
+    config: RuntimeConfig,
+    tools: Mapping[str, Tool],
+    *,
+    env: Mapping[str, str] | None = None,
+    providers: list[str] | None = None,
+    base_urls: Mapping[str, str] | None = None,
+) -> TaskApp:
+    """Open a task directory and build its Runtime.
+
+    Args:
+        directory: the task directory (created if missing).
+        config: the runtime configuration (``context.redis_url``: None → embedded Redis).
+        tools: the Interaction Worker's tools.
+        env: environment for API keys (default ``os.environ``).
+        providers: model providers to prepare (default: ``config.model.provider``); those with
+            ``launch`` get a local llama.cpp server via ``ditto_nb.local_model``.
+        base_urls: explicit provider → base URL overrides (win over launched servers).
+
+    Returns:
+        The :class:`TaskApp`.
+
+    Raises:
+        TaskLocked: another process holds the directory.
+        StorageError: the Memory database cannot be opened.
+        ConfigError: a provider cannot be prepared.
+    """
+    environment = os.environ if env is None else env
+    task_dir = Path(directory)
+    lock = TaskLock(task_dir)
+    lock.acquire()
+    store: SqliteMemoryStore | None = None
+    try:
+        store = open_task_store(task_dir)
+        await store.setup()
+        urls = _model_base_urls(config, providers)
+        urls.update(base_urls or {})
+        interaction = create_interaction_worker(tools)
+        infer = create_infer_worker(config, environment, urls or None)
+        context = create_context_worker(config.context.redis_url, store, config.context.ttl_seconds)
+        runtime = create_ditto([context, create_memory_worker(store), infer, interaction])
+    except BaseException:
+        if store is not None:
+            await store.close()
+        lock.release()
+        raise
+    return TaskApp(directory=task_dir, runtime=runtime, store=store, interaction=interaction, infer=infer, lock=lock)
+
+
+__all__ = ["TaskApp", "open_task_app"]

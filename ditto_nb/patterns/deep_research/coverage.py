@@ -1,0 +1,146 @@
+"""Coverage per sub-question and the stop decision (pure functions).
+
+The model proposes a status per sub-question; the code keeps it honest: ``covered`` needs at
+least one known evidence id (two origins with different text under ``cross_check``), ``conflict``
+needs evidence from two origins, everything else is a ``gap``. The next round's queries come
+from the gaps' ``next_queries``, minus queries already run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ditto_nb.patterns.deep_research.request import SYNTHESIS_RESERVE, ResearchRequest
+
+
+def normalize_coverage(
+    raw_items: Sequence[Mapping[str, Any]],
+    sub_questions: Sequence[str],
+    evidence: Sequence[Mapping[str, Any]],
+    cross_check: bool,
+) -> list[dict[str, Any]]:
+    """Turn the model's assessment into one checked coverage row per sub-question.
+
+    Args:
+        raw_items: ``AssessOutput.items`` dumps.
+        sub_questions: the planned sub-questions.
+        evidence: the accumulated evidence (``id``, ``origin``, ``text``).
+        cross_check: covered rows need two origins with different text.
+
+    Returns:
+        Rows ``{"index", "question", "status", "evidence_ids", "gap", "next_queries"}``.
+    """
+    by_id = {str(item["id"]): item for item in evidence}
+    by_index: dict[int, Mapping[str, Any]] = {}
+    for item in raw_items:
+        try:
+            by_index.setdefault(int(item.get("index", 0)), item)
+        except (TypeError, ValueError):
+            continue
+    rows: list[dict[str, Any]] = []
+    for index, question in enumerate(sub_questions, start=1):
+        item = by_index.get(index, {})
+        ids = list(dict.fromkeys(str(e) for e in item.get("evidence_ids", []) if str(e) in by_id))
+        status = str(item.get("status", "gap"))
+        gap = str(item.get("gap", "") or "")
+        origins = {by_id[e]["origin"] for e in ids}
+        texts = {by_id[e]["text"] for e in ids}
+        if status not in ("covered", "gap", "conflict"):
+            status = "gap"
+        if status == "conflict" and (len(origins) < 2 or len(texts) < 2):
+            status = "covered" if ids else "gap"
+        if status == "covered" and not ids:
+            status, gap = "gap", gap or "no evidence supports this sub-question yet"
+        if status == "covered" and cross_check and (len(origins) < 2 or len(texts) < 2):
+            status, gap = "gap", gap or "cross-check needs a second origin with different text"
+        queries = [str(q).strip() for q in item.get("next_queries", []) if str(q).strip()]
+        rows.append({"index": index, "question": question, "status": status, "evidence_ids": ids,
+                     "gap": "" if status == "covered" else gap, "next_queries": queries if status == "gap" else []})
+    return rows
+
+
+def next_queries(coverage: Sequence[Mapping[str, Any]], asked: Sequence[str], limit: int) -> list[str]:
+    """Queries for the next round: gaps' proposals, new ones only, at most ``limit``.
+
+    Args:
+        coverage: rows of :func:`normalize_coverage`.
+        asked: every query already run in this task.
+        limit: ``max_queries``.
+
+    Returns:
+        Distinct queries (case-insensitive), round-robin over the gaps.
+    """
+    seen = {q.strip().lower() for q in asked}
+    lists = [list(row.get("next_queries", [])) for row in coverage if row.get("status") == "gap"]
+    out: list[str] = []
+    depth = max((len(x) for x in lists), default=0)
+    for level in range(depth):
+        for queries in lists:
+            if level < len(queries) and queries[level].strip().lower() not in seen and len(out) < limit:
+                seen.add(queries[level].strip().lower())
+                out.append(queries[level].strip())
+    return out
+
+
+def research_blocker(request: ResearchRequest, used: Mapping[str, int], elapsed_seconds: float) -> str | None:
+    """Why no new research round may start now, or None.
+
+    Args:
+        request: the request (budgets).
+        used: budget counters ``searches``, ``reads``, ``model_calls`` (charged so far).
+        elapsed_seconds: seconds since the persisted start time.
+
+    Returns:
+        ``deadline``, ``model-budget``, ``search-budget``, ``page-budget`` or None.
+    """
+    if elapsed_seconds >= request.research_seconds:
+        return "deadline"
+    if used.get("model_calls", 0) + 1 + SYNTHESIS_RESERVE > request.max_model_calls:
+        return "model-budget"
+    if used.get("searches", 0) >= request.max_searches:
+        return "search-budget"
+    if used.get("reads", 0) >= request.max_read_pages:
+        return "page-budget"
+    return None
+
+
+def stop_after_round(
+    request: ResearchRequest,
+    round_number: int,
+    coverage: Sequence[Mapping[str, Any]],
+    new_evidence: int,
+    queries: Sequence[str],
+    used: Mapping[str, int],
+    elapsed_seconds: float,
+) -> str | None:
+    """The stop reason after a round's assessment, or None to run another round.
+
+    Order: coverage-complete, round-budget, deadline / model / search / page budgets,
+    no-progress (no new evidence this round, or no new query to run).
+
+    Args:
+        request: the request.
+        round_number: the 1-based round just assessed.
+        coverage: its coverage rows.
+        new_evidence: distinct chunks this round added.
+        queries: the next round's queries.
+        used: budget counters.
+        elapsed_seconds: seconds since the persisted start time.
+
+    Returns:
+        A stop reason, or None.
+    """
+    if coverage and all(row["status"] != "gap" for row in coverage):
+        return "coverage-complete"
+    if round_number >= request.max_rounds:
+        return "round-budget"
+    blocker = research_blocker(request, used, elapsed_seconds)
+    if blocker is not None:
+        return blocker
+    if new_evidence == 0 or not queries:
+        return "no-progress"
+    return None
+
+
+__all__ = ["next_queries", "normalize_coverage", "research_blocker", "stop_after_round"]

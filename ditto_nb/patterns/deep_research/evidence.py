@@ -1,0 +1,203 @@
+"""Research evidence: accumulation across rounds, the 48,000-character cap, report selection.
+
+Evidence items are :class:`ditto_nb.evidence.chunks.Chunk` dumps plus a short evidence id
+(``E1``, ``E2``, ... in order of accumulation) that small models can copy reliably. Mirrored
+paragraphs (same normalized text) count once. All functions here are pure.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from ditto_nb.evidence.chunks import chunks_from_page
+from ditto_nb.text import normalize_text
+
+EVIDENCE_CHAR_CAP = 48_000
+"""Maximum serialized characters (compact JSON) of the accumulated evidence (SPEC §4)."""
+
+MAX_CITED_CHUNKS = 8
+"""Maximum chunks the final report cites (SPEC §4)."""
+
+PROMPT_EVIDENCE_CHARS = 6_000
+"""Characters of evidence text shown to the model in one call (small local models)."""
+
+_WORD = re.compile(r"[a-z0-9]+")
+_STOP = frozenset("the a an of and or in on to for is are was were by with what who how when which did does do".split())
+
+
+def serialized_size(item: Mapping[str, Any]) -> int:
+    """Characters of one evidence item as compact JSON.
+
+    Args:
+        item: an evidence item.
+
+    Returns:
+        ``len(json.dumps(item, separators=(",", ":"), ensure_ascii=False))``.
+    """
+    return len(json.dumps(item, separators=(",", ":"), ensure_ascii=False, sort_keys=True))
+
+
+def accumulate(
+    evidence: Sequence[Mapping[str, Any]],
+    pages: Iterable[Mapping[str, Any]],
+    round_number: int,
+    cap: int = EVIDENCE_CHAR_CAP,
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], int]:
+    """Add the chunks of newly read pages to the evidence, deduplicated and capped.
+
+    Args:
+        evidence: the evidence so far (kept unchanged, first).
+        pages: page records of this round (``page_read`` outputs; failed pages are skipped).
+        round_number: 1-based round that found the chunks.
+        cap: the serialized character cap of the whole evidence.
+
+    Returns:
+        ``(evidence, omitted, new_count)``: the new evidence list, the chunks left out by the cap
+        (``id``-less, with ``reason``), and how many distinct new chunks were added.
+    """
+    out = [dict(item) for item in evidence]
+    seen = {item["text"] for item in out}
+    used = sum(serialized_size(item) for item in out)
+    omitted: list[dict[str, Any]] = []
+    added = 0
+    for page in pages:
+        if page.get("failure") or not page.get("sha256"):
+            continue
+        for chunk in chunks_from_page(page):
+            if chunk.text in seen:
+                continue
+            seen.add(chunk.text)
+            item = chunk.model_dump()
+            item["id"] = f"E{len(out) + 1}"
+            item["round"] = round_number
+            size = serialized_size(item)
+            if used + size > cap:
+                omitted.append(
+                    {"chunk_id": chunk.chunk_id, "final_url": chunk.final_url, "chars": size, "reason": "evidence-cap"}
+                )
+                continue
+            used += size
+            out.append(item)
+            added += 1
+    return out, omitted, added
+
+
+def _terms(text: str) -> set[str]:
+    return {w for w in _WORD.findall(text.lower()) if w not in _STOP and len(w) > 1}
+
+
+def rank(evidence: Sequence[Mapping[str, Any]], texts: Iterable[str]) -> list[dict[str, Any]]:
+    """Order evidence by word overlap with ``texts`` (ties keep accumulation order).
+
+    Args:
+        evidence: evidence items.
+        texts: the topic, sub-questions and queries.
+
+    Returns:
+        The items, most overlapping first.
+    """
+    terms: set[str] = set()
+    for text in texts:
+        terms |= _terms(text)
+    scored = [(-len(terms & _terms(str(item["text"]) + " " + str(item.get("title", "")))), i, dict(item))
+              for i, item in enumerate(evidence)]
+    return [item for _, _, item in sorted(scored, key=lambda t: (t[0], t[1]))]
+
+
+def prompt_view(items: Sequence[Mapping[str, Any]], limit_chars: int = PROMPT_EVIDENCE_CHARS) -> list[dict[str, Any]]:
+    """The part of ``items`` shown to the model: ``id``, ``origin``, ``text``, within a char limit.
+
+    Args:
+        items: evidence items in priority order.
+        limit_chars: total text characters allowed.
+
+    Returns:
+        Items ``{"id", "origin", "text"}``; at least one when ``items`` is not empty.
+    """
+    out: list[dict[str, Any]] = []
+    used = 0
+    for item in items:
+        size = len(str(item["text"]))
+        if out and used + size > limit_chars:
+            break
+        used += size
+        out.append({"id": item["id"], "origin": item["origin"], "text": item["text"]})
+    return out
+
+
+def select_for_report(
+    evidence: Sequence[Mapping[str, Any]],
+    coverage: Sequence[Mapping[str, Any]],
+    texts: Iterable[str],
+    limit: int = MAX_CITED_CHUNKS,
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Pick the chunks the report may cite: assessed evidence first, then by relevance.
+
+    Args:
+        evidence: the accumulated evidence.
+        coverage: the last assessment's items (``evidence_ids``).
+        texts: topic and sub-questions, for ranking the rest.
+        limit: at most this many chunks (eight by SPEC §4).
+
+    Returns:
+        ``(selected, left_out)``: ``left_out`` items are ``{"id", "chunk_id", "final_url",
+        "reason": "chunk-cap"}`` for every evidence item not selected.
+    """
+    by_id = {str(item["id"]): item for item in evidence}
+    ordered: list[str] = []
+    # Round-robin over sub-questions so every covered or conflicting one keeps its evidence.
+    lists = [[str(e) for e in row.get("evidence_ids", []) if str(e) in by_id] for row in coverage]
+    depth = max((len(ids) for ids in lists), default=0)
+    for level in range(depth):
+        for ids in lists:
+            if level < len(ids) and ids[level] not in ordered:
+                ordered.append(ids[level])
+    for item in rank(evidence, texts):
+        if str(item["id"]) not in ordered:
+            ordered.append(str(item["id"]))
+    chosen = set(ordered[:limit])
+    selected = [dict(item) for item in evidence if str(item["id"]) in chosen]
+    left_out = [
+        {"id": item["id"], "chunk_id": item["chunk_id"], "final_url": item["final_url"], "reason": "chunk-cap"}
+        for item in evidence
+        if str(item["id"]) not in chosen
+    ]
+    return selected, left_out
+
+
+def verify_quote(quote: str, chunk: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Check that ``quote`` is a non-empty exact substring of the chunk's normalized text.
+
+    Args:
+        quote: the quote as the model wrote it.
+        chunk: the selected evidence item it names, or None when the id is unknown.
+
+    Returns:
+        ``{"ok": bool, "start": int | None, "end": int | None, "reason": str}``; offsets are
+        character offsets in the chunk's paragraph text.
+    """
+    text = normalize_text(quote)
+    if chunk is None:
+        return {"ok": False, "start": None, "end": None, "reason": "unknown or unselected chunk"}
+    if not text:
+        return {"ok": False, "start": None, "end": None, "reason": "empty quote"}
+    start = str(chunk["text"]).find(text)
+    if start < 0:
+        return {"ok": False, "start": None, "end": None, "reason": "quote is not an exact substring of the chunk"}
+    return {"ok": True, "start": start, "end": start + len(text), "reason": ""}
+
+
+__all__ = [
+    "EVIDENCE_CHAR_CAP",
+    "MAX_CITED_CHUNKS",
+    "PROMPT_EVIDENCE_CHARS",
+    "accumulate",
+    "prompt_view",
+    "rank",
+    "select_for_report",
+    "serialized_size",
+    "verify_quote",
+]

@@ -1,0 +1,194 @@
+"""The research report: model, quote checking of a draft, and the Markdown rendering.
+
+The report cites only exact quotes of selected chunks (at most eight); conflicts show every
+side's quote and pick no winner; what the caps left out and the remaining gaps are disclosed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ditto_nb.patterns.deep_research.evidence import verify_quote
+
+
+class CitedConclusion(BaseModel):
+    """One conclusion with its verified quote and citation."""
+
+    index: int = Field(description="1-based sub-question number")
+    statement: str
+    evidence_id: str
+    chunk_id: str
+    quote: str
+    final_url: str
+    title: str
+    origin: str
+    fetched_at: str = Field(description="retrieval time (UTC ISO-8601), not a publication date")
+    sha256: str = Field(description="SHA-256 of the raw HTML snapshot")
+    paragraph_index: int = Field(description="0-based paragraph index in the extracted text")
+    start: int = Field(description="character offset of the quote in the paragraph")
+    end: int
+
+
+class ResearchReport(BaseModel):
+    """A finished research task (also the content of ``output/report.json``).
+
+    Attributes:
+        status: ``complete`` (no gaps), ``partial`` (gaps, honestly stated) or
+            ``needs-clarification``.
+        stop_reason: one of ``STOP_REASONS``.
+        coverage: per sub-question ``{"index", "question", "status", "evidence_ids", "gap",
+            "next_queries"}`` after the last assessment.
+        rounds: per round ``{"round", "queries", "reads", "new_evidence", "coverage"}``.
+        conflicts: per conflicting sub-question ``{"index", "question", "sides": [{"evidence_id",
+            "origin", "final_url", "quote"}]}``.
+        omitted: evidence left out (``reason`` ``evidence-cap`` or ``chunk-cap``).
+        omitted_urls: candidate URLs not read (``reason`` ``page-budget`` or ``max-pages``).
+        budgets: ``{name: {"used", "limit"}}``.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    question: str
+    research_type: str
+    audience: str
+    scope: str
+    goal: str
+    sub_questions: list[str]
+    status: str
+    stop_reason: str
+    clarification_questions: list[str] = Field(default_factory=list)
+    summary: str
+    conclusions: list[CitedConclusion] = Field(default_factory=list)
+    conflicts: list[dict[str, Any]] = Field(default_factory=list)
+    unknowns: list[str] = Field(default_factory=list)
+    coverage: list[dict[str, Any]] = Field(default_factory=list)
+    rounds: list[dict[str, Any]] = Field(default_factory=list)
+    cited_chunks: list[dict[str, Any]] = Field(default_factory=list)
+    omitted: list[dict[str, Any]] = Field(default_factory=list)
+    omitted_urls: list[dict[str, Any]] = Field(default_factory=list)
+    failures: list[dict[str, Any]] = Field(default_factory=list)
+    budgets: dict[str, dict[str, int]] = Field(default_factory=dict)
+    review: dict[str, Any] = Field(default_factory=dict)
+    generated_at: str
+
+
+def check_draft(draft: Mapping[str, Any], selected: Sequence[Mapping[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
+    """Verify every conclusion's quote against the selected chunk it names.
+
+    Args:
+        draft: ``DraftOutput`` dump.
+        selected: the selected evidence items (``id``, ``text``, citation fields).
+
+    Returns:
+        ``(conclusions, problems)``: cited conclusions (``CitedConclusion`` dumps) for the quotes
+        that verified, and one problem string per quote that did not.
+    """
+    by_id = {str(item["id"]): item for item in selected}
+    by_chunk = {str(item["chunk_id"]): item for item in selected}
+    out: list[dict[str, Any]] = []
+    problems: list[str] = []
+    for n, row in enumerate(draft.get("conclusions", []), start=1):
+        ref = str(row.get("chunk_id", ""))
+        chunk = by_id.get(ref) or by_chunk.get(ref)
+        check = verify_quote(str(row.get("quote", "")), chunk)
+        if not check["ok"] or chunk is None:
+            problems.append(f"conclusion {n}: {check['reason']} ({ref})")
+            continue
+        out.append(CitedConclusion(
+            index=int(row.get("index", 0) or 0), statement=str(row.get("statement", "")),
+            evidence_id=str(chunk["id"]), chunk_id=str(chunk["chunk_id"]),
+            quote=str(chunk["text"])[check["start"]:check["end"]], final_url=str(chunk["final_url"]),
+            title=str(chunk.get("title", "")), origin=str(chunk["origin"]), fetched_at=str(chunk["fetched_at"]),
+            sha256=str(chunk["sha256"]), paragraph_index=int(chunk["paragraph_index"]),
+            start=int(check["start"]), end=int(check["end"]),
+        ).model_dump())
+    return out, problems
+
+
+def conflict_sides(
+    coverage: Sequence[Mapping[str, Any]], conclusions: Sequence[Mapping[str, Any]],
+    evidence: Sequence[Mapping[str, Any]],
+) -> list[dict[str, Any]]:
+    """Both (all) sides of each conflicting sub-question, each with an exact quote.
+
+    A side's quote is the draft's verified quote from that chunk when there is one, else the
+    chunk's whole paragraph (trivially exact). No winner is picked.
+
+    Args:
+        coverage: final coverage rows.
+        conclusions: verified conclusions.
+        evidence: the accumulated evidence.
+
+    Returns:
+        ``[{"index", "question", "sides": [...]}]``.
+    """
+    by_id = {str(item["id"]): item for item in evidence}
+    quoted = {str(c["evidence_id"]): str(c["quote"]) for c in conclusions}
+    out: list[dict[str, Any]] = []
+    for row in coverage:
+        if row["status"] != "conflict":
+            continue
+        sides = []
+        for eid in row["evidence_ids"]:
+            item = by_id[eid]
+            sides.append({"evidence_id": eid, "origin": item["origin"], "final_url": item["final_url"],
+                          "quote": quoted.get(eid, str(item["text"]))})
+        out.append({"index": row["index"], "question": row["question"], "sides": sides})
+    return out
+
+
+def render_markdown(report: Mapping[str, Any]) -> str:
+    """Render a report (JSON form) as Markdown.
+
+    Args:
+        report: a :class:`ResearchReport` dump.
+
+    Returns:
+        The Markdown text, ending with a newline.
+    """
+    lines = [f"# {report['question']}", "",
+             f"- Type: {report['research_type']} · Audience: {report['audience']}",
+             f"- Status: **{report['status']}** · Stop reason: `{report['stop_reason']}`",
+             f"- Generated: {report['generated_at']}", ""]
+    if report.get("goal"):
+        lines += [f"**Goal:** {report['goal']}", ""]
+    if report.get("clarification_questions"):
+        lines += ["## Clarification needed", ""] + [f"- {q}" for q in report["clarification_questions"]] + [""]
+    lines += ["## Summary", "", str(report.get("summary", "")), ""]
+    if report.get("coverage"):
+        lines += ["## Coverage", "", "| # | Sub-question | Status | Evidence | Gap |", "|---|---|---|---|---|"]
+        for row in report["coverage"]:
+            lines.append(f"| {row['index']} | {row['question']} | {row['status']} | "
+                         f"{', '.join(row['evidence_ids'])} | {row['gap']} |")
+        lines.append("")
+    if report.get("conclusions"):
+        lines += ["## Conclusions", ""]
+        for c in report["conclusions"]:
+            lines += [f"- {c['statement']} [{c['evidence_id']}]", f"  > \"{c['quote']}\"",
+                      f"  — [{c['title'] or c['final_url']}]({c['final_url']}), paragraph {c['paragraph_index']}, "
+                      f"chars {c['start']}–{c['end']}, retrieved {c['fetched_at']}, sha256 {c['sha256'][:12]}"]
+        lines.append("")
+    for conflict in report.get("conflicts", []):
+        lines += [f"## Conflict on sub-question {conflict['index']}: {conflict['question']}", ""]
+        lines += [f"- {s['origin']} ({s['final_url']}): \"{s['quote']}\"" for s in conflict["sides"]]
+        lines += ["", "No side is picked; the sources disagree.", ""]
+    if report.get("unknowns"):
+        lines += ["## Unknowns and remaining gaps", ""] + [f"- {u}" for u in report["unknowns"]] + [""]
+    if report.get("omitted") or report.get("omitted_urls"):
+        lines += ["## Left out", ""]
+        lines += [f"- {o.get('chunk_id')} from {o.get('final_url')}: {o['reason']}" for o in report.get("omitted", [])]
+        lines += [f"- {o['url']}: {o['reason']}" for o in report.get("omitted_urls", [])]
+        lines.append("")
+    if report.get("failures"):
+        lines += ["## Failures", ""] + [f"- {f.get('source')}: {f.get('error')}" for f in report["failures"]] + [""]
+    if report.get("budgets"):
+        lines += ["## Budgets", ""] + [f"- {k}: {v['used']} / {v['limit']}" for k, v in report["budgets"].items()]
+        lines.append("")
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+__all__ = ["CitedConclusion", "ResearchReport", "check_draft", "conflict_sides", "render_markdown"]

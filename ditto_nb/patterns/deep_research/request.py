@@ -1,0 +1,185 @@
+"""The deep research request: trusted controller input, validated against SPEC §4.
+
+A request is never granted by a model. Budgets bound the task as a whole; their documented
+ranges are enforced here and a value outside them raises :class:`~ditto_nb.errors.InvalidRequest`.
+The fingerprint binds a task directory to one request: the same id with a different topic,
+policy or budget is :class:`~ditto_nb.errors.RequestChanged` (checked by the plan).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from ditto_nb.errors import InvalidRequest
+
+ResearchType = Literal["market", "industry", "academic", "competitive", "policy"]
+RESEARCH_TYPES: tuple[str, ...] = ("market", "industry", "academic", "competitive", "policy")
+
+STOP_REASONS: tuple[str, ...] = (
+    "coverage-complete",
+    "round-budget",
+    "search-budget",
+    "page-budget",
+    "model-budget",
+    "deadline",
+    "no-progress",
+    "clarification",
+)
+"""Every stop reason a finished research task may carry (SPEC §4)."""
+
+SYNTHESIS_RESERVE = 4
+"""Model calls kept back, before another round's assessment, for report, review, one repair
+and the review of the repair (SPEC §4)."""
+
+
+class ResearchRequest(BaseModel):
+    """One deep research task (SPEC §4).
+
+    Attributes:
+        id: task id; one id, one request.
+        tenant: trusted tenant identity (from the application controller).
+        principal: trusted principal identity.
+        question: the research topic.
+        research_type: market, industry, academic, competitive or policy (same evidence process).
+        audience: who the report is for (free text, shapes tone only).
+        scope: what is in and out of scope (free text).
+        allowed_origins: origins (``https://host[:port]``) pages may be read from.
+        reference_urls: pages that must be read and cited like any other page.
+        max_queries: queries per round and the number of initial sub-questions (1–3).
+        max_pages: candidate pages read per round (1–6).
+        max_rounds: research rounds (1–4).
+        max_searches: search dispatches for the whole task (1–12).
+        max_read_pages: page-read dispatches for the whole task (1–16).
+        max_model_calls: model calls for the whole task (8–24).
+        research_seconds: seconds from the persisted start time (pauses included) after which
+            no new research work is scheduled (1–3600); synthesis still runs.
+        cross_check: require two origins with different text for covered conclusions.
+        allow_partial: tolerate failed tools when others succeeded.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str = Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9._-]+$")
+    tenant: str = Field(min_length=1, max_length=128)
+    principal: str = Field(min_length=1, max_length=128)
+    question: str = Field(min_length=1, max_length=2000)
+    research_type: ResearchType = "industry"
+    audience: str = Field(default="analyst", max_length=500)
+    scope: str = Field(default="", max_length=2000)
+    allowed_origins: tuple[str, ...] = Field(min_length=1)
+    reference_urls: tuple[str, ...] = ()
+    max_queries: int = Field(default=3, ge=1, le=3)
+    max_pages: int = Field(default=4, ge=1, le=6)
+    max_rounds: int = Field(default=3, ge=1, le=4)
+    max_searches: int = Field(default=8, ge=1, le=12)
+    max_read_pages: int = Field(default=12, ge=1, le=16)
+    max_model_calls: int = Field(default=16, ge=8, le=24)
+    research_seconds: int = Field(default=900, ge=1, le=3600)
+    cross_check: bool = False
+    allow_partial: bool = True
+
+    @field_validator("question")
+    @classmethod
+    def _strip_question(cls, value: str) -> str:
+        value = " ".join(value.split())
+        if not value:
+            raise ValueError("question must not be blank")
+        return value
+
+    @field_validator("allowed_origins", "reference_urls", mode="before")
+    @classmethod
+    def _as_tuple(cls, value: Any) -> Any:
+        return tuple(value) if isinstance(value, list) else value
+
+    @field_validator("reference_urls")
+    @classmethod
+    def _https_only(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for url in value:
+            if not url.startswith("https://"):
+                raise ValueError(f"reference url must be https: {url!r}")
+        return value
+
+    def fingerprint(self) -> str:
+        """SHA-256 (hex) of the canonical JSON of the whole request except identity-free fields.
+
+        Returns:
+            64 hex characters; equal requests give equal fingerprints.
+        """
+        canonical = json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+    @property
+    def namespace(self) -> str:
+        """Memory namespace of the task: ``research:{id}``."""
+        return f"research:{self.id}"
+
+    @property
+    def scope_key(self) -> str:
+        """Context scope of the task: ``research:{tenant}:{principal}:{id}``."""
+        return f"research:{self.tenant}:{self.principal}:{self.id}"
+
+
+def parse_request(data: ResearchRequest | dict[str, Any]) -> ResearchRequest:
+    """Validate a request.
+
+    Args:
+        data: a :class:`ResearchRequest` or its JSON form.
+
+    Returns:
+        The validated request.
+
+    Raises:
+        InvalidRequest: a field is missing, unknown or outside its documented range.
+    """
+    if isinstance(data, ResearchRequest):
+        return data
+    try:
+        return ResearchRequest.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or 'request'}: {err['msg']}" for err in exc.errors()
+        )
+        raise InvalidRequest(f"invalid research request: {problems}") from None
+
+
+def default_request(allowed_origins: tuple[str, ...] | list[str] = ("https://en.wikipedia.org",)) -> ResearchRequest:
+    """A small demonstration request (Wikipedia by default).
+
+    Args:
+        allowed_origins: origins the task may read.
+
+    Returns:
+        A request about the history and adoption of a well documented technology.
+    """
+    return ResearchRequest(
+        id="research-demo",
+        tenant="demo",
+        principal="analyst",
+        question="How did the lithium-ion battery develop, and who were its key inventors?",
+        research_type="industry",
+        audience="analyst",
+        scope="history and inventors; no market forecasts",
+        allowed_origins=tuple(allowed_origins),
+        max_queries=2,
+        max_pages=3,
+        max_rounds=2,
+        max_searches=4,
+        max_read_pages=6,
+        max_model_calls=10,
+        research_seconds=600,
+    )
+
+
+__all__ = [
+    "RESEARCH_TYPES",
+    "STOP_REASONS",
+    "SYNTHESIS_RESERVE",
+    "ResearchRequest",
+    "ResearchType",
+    "default_request",
+    "parse_request",
+]

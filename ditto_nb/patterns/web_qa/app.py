@@ -1,0 +1,124 @@
+"""Web QA entry points: create a task, open its app, run it (SPEC §3, §5)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ditto_nb.patterns.common import SearchSetup, TaskApp, binding_for, build_task_tools, check_binding, open_task_app
+from ditto_nb.patterns.web_qa.plan import run_web_qa_loop
+from ditto_nb.patterns.web_qa.report import WebQaReport
+from ditto_nb.patterns.web_qa.request import WebQaRequest
+from ditto_nb.runtime.config import RuntimeConfig
+from ditto_nb.runtime.loop import OnGraph
+from ditto_nb.runtime.runtime import Runtime
+from ditto_nb.runtime.signal import Signal
+from ditto_nb.workers import TaskLock, open_task_store
+
+Checkpoint = dict[str, str]
+"""``{"status": "checkpoint", "stage": <stage>}``."""
+
+
+async def create_task(
+    directory: str | os.PathLike[str], request: WebQaRequest | Mapping[str, Any], search: SearchSetup
+) -> WebQaRequest:
+    """Create (or re-open) a task directory bound to ``request``.
+
+    Args:
+        directory: the task directory (created if missing).
+        request: the trusted request.
+        search: the search setup (validated against the request's origins here).
+
+    Returns:
+        The validated request.
+
+    Raises:
+        InvalidRequest: the request is invalid.
+        RequestChanged: the directory is bound to a different request.
+        TaskLocked: another process holds the directory.
+    """
+    req = WebQaRequest.parse(request)
+    search.page_policy(req.allowed_origins)
+    task_dir = Path(directory)
+    with TaskLock(task_dir):
+        store = open_task_store(task_dir)
+        try:
+            await store.setup()
+            binding = binding_for(req.model_dump(mode="json"))
+            if not await store.put_new(req.namespace, "request", binding):
+                check_binding(await store.get(req.namespace, "request"), binding)
+        finally:
+            await store.close()
+    return req
+
+
+async def open_web_qa(
+    directory: str | os.PathLike[str],
+    request: WebQaRequest | Mapping[str, Any],
+    config: RuntimeConfig,
+    search: SearchSetup,
+    *,
+    env: Mapping[str, str] | None = None,
+    base_urls: Mapping[str, str] | None = None,
+    provider: Any | None = None,
+) -> TaskApp:
+    """Open the task's app: TaskLock, SQLite Memory, Redis Context, Infer, Interaction tools.
+
+    Args:
+        directory: the task directory.
+        request: the request (its allowed origins shape the page-read policy).
+        config: runtime configuration (model providers, ``context.redis_url``).
+        search: provider choice and policy extras (``permitted_origins`` = current grant).
+        env: environment for API keys (default ``os.environ``).
+        base_urls: provider → base URL overrides (e.g. a scripted model in tests).
+        provider: an already-built search provider (default: ``search.build_provider()``).
+
+    Returns:
+        The :class:`~ditto_nb.patterns.common.TaskApp` (use ``.runtime``; ``await app.close()``).
+
+    Raises:
+        InvalidRequest: the request is invalid.
+        TaskLocked: another process holds the directory.
+    """
+    req = WebQaRequest.parse(request)
+    tools = build_task_tools(directory, req.allowed_origins, search, provider=provider)
+    return await open_task_app(directory, config, tools, env=env, base_urls=base_urls)
+
+
+async def run_web_qa(
+    runtime: Runtime,
+    input: Mapping[str, Any],
+    stop_after: str | None = None,
+    signal: Signal | None = None,
+    *,
+    on_graph: OnGraph | None = None,
+    max_model_calls: int = 6,
+) -> WebQaReport | Checkpoint:
+    """Run (or resume) a Web QA task in one Loop.
+
+    Args:
+        runtime: the app's Runtime (:func:`open_web_qa`).
+        input: ``{"request": ..., "model": {"provider", "model"}}``.
+        stop_after: ``plan``, ``searched``, ``read``, ``selected`` or ``report`` to stop there.
+        signal: abort/timeout; cancels the running graph and schedules nothing more.
+        on_graph: trace callback, one record per executed graph.
+        max_model_calls: cap on model calls in this run (SPEC §3: 6).
+
+    Returns:
+        The published :class:`WebQaReport`, or a checkpoint ``{"status": "checkpoint", "stage"}``.
+
+    Raises:
+        RequestChanged, PermissionRevoked, SnapshotCorrupted, BudgetExceeded, UngroundedAnswer,
+        SearchFailed, ReadFailed, PublishFailed, LoopCancelled, ContextUnavailable: see
+        :func:`~ditto_nb.patterns.web_qa.plan.run_web_qa_loop`.
+    """
+    options = {"stop_after": stop_after, "max_model_calls": max_model_calls}
+    result = await runtime.loop(run_web_qa_loop, [input, options], signal=signal, on_graph=on_graph)
+    if result.get("status") == "checkpoint":
+        return {"status": "checkpoint", "stage": str(result["stage"])}
+    return WebQaReport.model_validate(result)
+
+
+__all__ = ["Checkpoint", "create_task", "open_web_qa", "run_web_qa"]

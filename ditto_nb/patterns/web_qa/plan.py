@@ -1,0 +1,198 @@
+"""The Web QA plan: one Loop over the stage graphs (pure orchestration, no I/O).
+
+Graphs of one complete run: ``resume`` → ``plan`` → ``searched`` → ``read`` → ``selected`` →
+``report`` (answer + quote verification + grounding review) → optional ``repair`` (repair +
+verification + regrade) → ``report:commit`` → ``publish``. A completed task replays as ``resume``
++ ``publish`` only: no model and no network call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Mapping
+from typing import Any
+
+from ditto_nb.errors import InvalidRequest, UngroundedAnswer
+from ditto_nb.patterns.common import TaskScope, add_stage_commit, binding_for, build_resume_graph, read_resume, run_step
+from ditto_nb.patterns.common.binding import canonical_json
+from ditto_nb.patterns.common.ledger import now_iso
+from ditto_nb.patterns.web_qa import prompts
+from ditto_nb.patterns.web_qa.evaluate import citation_json, draft_citations, evaluate_draft
+from ditto_nb.patterns.web_qa.report import WebQaReport, render_markdown
+from ditto_nb.patterns.web_qa.request import WebQaRequest
+from ditto_nb.patterns.web_qa.stages import RunState, plan_stage, read_stage, searched_stage, selected_stage
+from ditto_nb.runtime.capabilities import CONTEXT_LOAD, INTERACTION_ACT_TOOL
+from ditto_nb.runtime.graph import graph
+
+STAGES = ("plan", "searched", "read", "selected", "report")
+"""Stage names accepted by ``stop_after``, in order."""
+
+
+def _verify_and_ground(run: RunState, g: Any, purpose: str, answer_get: Any, answer_done: tuple[str, ...],
+                       labels: Mapping[str, str], chunks: list[dict[str, Any]], question: str) -> Any:
+    """Add the quote-verification tool node and the grounding call that follow a draft."""
+    verify_id = f"verify:{purpose}"
+
+    def verify_input(outputs: dict[str, Any]) -> dict[str, Any]:
+        cites = draft_citations(answer_get(outputs), labels)
+        return {"tool": "verify_quotes", "args": {"citations": cites, "chunks": chunks}}
+
+    g.node(verify_id, INTERACTION_ACT_TOOL, verify_input, after=answer_done)
+    ground_purpose = "ground" if purpose == "answer" else "regrade"
+    deps = answer_done
+
+    def ground_messages(outputs: dict[str, Any]) -> list[dict[str, str]]:
+        return prompts.ground_messages(ground_purpose, question, draft_citations(answer_get(outputs), labels))
+
+    ground_get = run.add_model_call(g, ground_purpose, ground_messages, prompts.GroundOutput, after=deps)
+    return verify_id, ground_get
+
+
+def _report_stage(run: RunState, plan: Mapping[str, Any], read: Mapping[str, Any],
+                  selected: Mapping[str, Any]) -> Generator[Any, Any, dict[str, Any]]:
+    req = run.request
+    question = plan["normalized_question"]
+    chunks = [c for c in selected["candidates"] if c["chunk_id"] in set(selected["selected"])]
+    labels = {prompts.label(i): c["chunk_id"] for i, c in enumerate(chunks)}
+    conflicts_out = []
+    index = {c["chunk_id"]: c for c in chunks}
+    for conflict in selected["conflicts"]:
+        sides = []
+        for side in conflict["sides"]:
+            from ditto_nb.evidence import Chunk, verify_quote
+
+            chunk = Chunk.model_validate(index[side["chunk_id"]])
+            check = verify_quote(side["chunk_id"], side["quote"], {chunk.chunk_id: chunk})
+            assert check.location is not None
+            sides.append(citation_json({
+                "chunk_id": chunk.chunk_id, "location": check.location.__dict__, "final_url": chunk.final_url,
+                "origin": chunk.origin, "title": chunk.title, "fetched_at": chunk.fetched_at, "sha256": chunk.sha256,
+            }))
+        conflicts_out.append({"topic": conflict["topic"], "sides": sides})
+    repaired = False
+    answer: dict[str, Any]
+    if plan["needs_clarification"]:
+        answer = {"status": "needs-clarification",
+                  "text": plan["clarification"] or "The question is unclear; please clarify it.", "claims": []}
+    elif not chunks:
+        answer = {"status": "insufficient-evidence",
+                  "text": "No page that was read contains evidence for this question.", "claims": []}
+    else:
+        draft, problems, claims = yield from _draft_round(run, "answer", question, chunks, labels, selected,
+                                                          conflicts_out, None, [])
+        if problems:
+            repaired = True
+            draft, problems, claims = yield from _draft_round(run, "repair", question, chunks, labels, selected,
+                                                              conflicts_out, draft, problems)
+            if problems:
+                raise UngroundedAnswer("the answer failed verification after one repair: " + "; ".join(problems))
+        answer = {"status": draft["status"], "text": str(draft.get("answer", "")), "claims": claims}
+    report = {
+        "task_id": req.id,
+        "question": req.question,
+        "normalized_question": question,
+        "queries": list(plan["queries"]),
+        "searches": [
+            {"query": r.get("query", ""), "ok": bool(r.get("ok")), "failure": r.get("failure"),
+             "hits": [{k: h.get(k) for k in ("rank", "title", "url", "snippet", "discovery_only")} for h in r.get("hits") or []]}
+            for r in run.stages["searched"]["results"]
+        ],
+        "selection": {"selected": list(selected["selected"]), "missing": list(selected["missing"]),
+                      "conflicts": conflicts_out},
+        "evidence": chunks,
+        "answer": answer,
+        "failures": list(read["failures"]),
+        "omitted_urls": list(read["omitted"]),
+        "repaired": repaired,
+        "generated_at": now_iso(),
+    }
+    report = WebQaReport.model_validate(report).model_dump(mode="json")
+    g = graph("report:commit")
+    commit = add_stage_commit(g, run.task, stage="report", value=lambda _o: report, after=(),
+                              context=lambda v: {"status": v["answer"]["status"]})
+    yield from run_step(g)
+    return dict(commit.value)
+
+
+def _draft_round(run: RunState, purpose: str, question: str, chunks: list[dict[str, Any]], labels: Mapping[str, str],
+                 selected: Mapping[str, Any], conflicts: list[Any], previous: Mapping[str, Any] | None,
+                 problems: list[str]) -> Generator[Any, Any, tuple[dict[str, Any], list[str], list[dict[str, Any]]]]:
+    req = run.request
+    if purpose == "answer":
+        messages = prompts.answer_messages(question, chunks, selected["missing"], req.cross_check)
+    else:
+        assert previous is not None
+        messages = prompts.repair_messages(question, chunks, previous, problems, req.cross_check)
+    g = graph("report" if purpose == "answer" else "repair")
+    answer_get = run.add_model_call(g, purpose, messages, prompts.AnswerOutput)
+    answer_done = run.model_node(purpose)
+    verify_id, ground_get = _verify_and_ground(run, g, purpose, answer_get, answer_done, labels, chunks, question)
+    outputs = yield from run_step(g)
+    draft = prompts.AnswerOutput.model_validate(answer_get(outputs)).model_dump(mode="json")
+    cites = draft_citations(draft, labels)
+    verdicts = prompts.GroundOutput.model_validate(ground_get(outputs)).model_dump(mode="json")["verdicts"]
+    result = evaluate_draft(draft, cites, outputs[verify_id], verdicts, conflicts=conflicts, cross_check=req.cross_check)
+    return draft, result.problems, result.claims
+
+
+def _publish(run: RunState, report: Mapping[str, Any]) -> Generator[Any, Any, None]:
+    markdown = render_markdown(WebQaReport.model_validate(report))
+    g = graph("publish")
+    g.node("publish", INTERACTION_ACT_TOOL, {"tool": "publish", "args": {"report": dict(report), "markdown": markdown}})
+    g.node("context:published", CONTEXT_LOAD,
+           {"scope": run.task.scope, "namespace": run.task.namespace, "update": {"stage": "published"}},
+           after=("publish",))
+    yield from run_step(g)
+
+
+def run_web_qa_loop(input: Mapping[str, Any], options: Mapping[str, Any] | None = None) -> Generator[Any, Any, dict[str, Any]]:
+    """The Web QA plan, for ``runtime.loop(run_web_qa_loop, [input, options], signal=..., on_graph=...)``.
+
+    Args:
+        input: ``{"request": WebQaRequest | dict, "model": {"provider", "model"}}``.
+        options: ``{"stop_after": stage | None, "max_model_calls": 6, "results_per_query": 5}``.
+
+    Returns:
+        ``{"status": "checkpoint", "stage": name}`` when stopped, else the report as JSON.
+
+    Raises:
+        InvalidRequest: a bad request, model selection or ``stop_after``.
+        RequestChanged, PermissionRevoked, SnapshotCorrupted: found by the resume graph.
+        BudgetExceeded: a seventh model call in one run would be needed.
+        SearchFailed, ReadFailed: total (or, without ``allow_partial``, any) failure.
+        UngroundedAnswer: the draft failed verification after the one repair; nothing published.
+    """
+    opts = dict(options or {})
+    stop_after = opts.get("stop_after")
+    if stop_after is not None and stop_after not in STAGES:
+        raise InvalidRequest(f"stop_after must be one of {', '.join(STAGES)}, not {stop_after!r}")
+    request = WebQaRequest.parse(input["request"])
+    model = input.get("model") or {}
+    if not model.get("provider") or not model.get("model"):
+        raise InvalidRequest("input.model needs 'provider' and 'model'")
+    task = TaskScope(namespace=request.namespace, scope=request.scope)
+    binding = binding_for(request.model_dump(mode="json"))
+    outputs = yield from run_step(build_resume_graph(task, binding))
+    state = read_resume(outputs, binding)
+    run = RunState(request=request, task=task, model=dict(model), ledger=dict(state.ledger),
+                   max_model_calls=int(opts.get("max_model_calls", 6)),
+                   results_per_query=int(opts.get("results_per_query", 5)), stages=dict(state.stages))
+    s = run.stages
+    for stage in STAGES:
+        if stage not in s:
+            if stage == "plan":
+                s[stage] = yield from plan_stage(run)
+            elif stage == "searched":
+                s[stage] = yield from searched_stage(run, s["plan"])
+            elif stage == "read":
+                s[stage] = yield from read_stage(run, s["searched"])
+            elif stage == "selected":
+                s[stage] = yield from selected_stage(run, s["plan"], s["read"])
+            else:
+                s[stage] = yield from _report_stage(run, s["plan"], s["read"], s["selected"])
+        if stop_after == stage:
+            return {"status": "checkpoint", "stage": stage}
+    yield from _publish(run, s["report"])
+    return dict(s["report"])
+
+
+__all__ = ["STAGES", "canonical_json", "run_web_qa_loop"]

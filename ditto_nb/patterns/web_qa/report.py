@@ -1,0 +1,195 @@
+"""The Web QA report (SPEC §3) and its Markdown rendering."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ditto_nb.evidence import Chunk
+from ditto_nb.patterns.web_qa.prompts import Status
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Citation(_Model):
+    """A verified quote with its location in the stored page text.
+
+    ``start``/``end`` are character offsets ``[start, end)`` in the normalized paragraph text.
+    """
+
+    chunk_id: str
+    quote: str
+    final_url: str
+    origin: str
+    title: str
+    fetched_at: str
+    sha256: str
+    paragraph_index: int
+    start: int
+    end: int
+
+
+class ClaimCheck(_Model):
+    """Per-claim verification: exact quotes, grounding review and (optional) cross-check."""
+
+    quotes_verified: bool
+    grounded: bool
+    grounding_reason: str = ""
+    cross_check_passed: bool | None = None
+    origins: list[str] = Field(default_factory=list)
+
+
+class Claim(_Model):
+    """One claim of the answer with its citations."""
+
+    claim: str
+    citations: list[Citation]
+    verification: ClaimCheck
+
+
+class Answer(_Model):
+    """The answer: one of the four statuses, its text and claims."""
+
+    status: Status
+    text: str
+    claims: list[Claim] = Field(default_factory=list)
+
+
+class ConflictReport(_Model):
+    """Two sources that disagree; both quotes are shown and no winner is picked."""
+
+    topic: str
+    sides: list[Citation]
+
+
+class Selection(_Model):
+    """What the selection stage kept, found missing and found conflicting."""
+
+    selected: list[str]
+    missing: list[str] = Field(default_factory=list)
+    conflicts: list[ConflictReport] = Field(default_factory=list)
+
+
+class SearchRecord(_Model):
+    """One query's search result (hits are discovery metadata only)."""
+
+    query: str
+    ok: bool
+    hits: list[dict[str, Any]] = Field(default_factory=list)
+    failure: str | None = None
+
+
+class Failure(_Model):
+    """A source that failed (search or page read)."""
+
+    stage: str
+    source: str
+    failure: str
+    error: str = ""
+
+
+class Omitted(_Model):
+    """A discovered URL that was not read, and why (``page-budget``, ``origin-not-allowed``)."""
+
+    url: str
+    reason: str
+
+
+class WebQaReport(_Model):
+    """The published Web QA report.
+
+    Attributes:
+        task_id: the request id.
+        question: the question as asked (normalized whitespace).
+        normalized_question: the plan's restatement.
+        queries: the query plan.
+        searches: per-query results.
+        selection: selected chunk ids, missing facets and conflicts.
+        evidence: the selected chunks (URL, title, fetched_at, sha256, paragraph index, text).
+        answer: status, text and claims with per-claim verification.
+        failures: failed sources (visible even when answered).
+        omitted_urls: discovered URLs not read (page budget / origin).
+        repaired: True when the one repair was used.
+        generated_at: UTC ISO-8601 time the report was generated.
+    """
+
+    task_id: str
+    question: str
+    normalized_question: str
+    queries: list[str]
+    searches: list[SearchRecord]
+    selection: Selection
+    evidence: list[Chunk]
+    answer: Answer
+    failures: list[Failure] = Field(default_factory=list)
+    omitted_urls: list[Omitted] = Field(default_factory=list)
+    repaired: bool = False
+    generated_at: str
+
+
+def _cite(citation: Citation) -> str:
+    return (
+        f'"{citation.quote}" — [{citation.title or citation.final_url}]({citation.final_url}), '
+        f"paragraph {citation.paragraph_index} [{citation.start}:{citation.end}], "
+        f"retrieved {citation.fetched_at}, sha256 {citation.sha256[:12]}"
+    )
+
+
+def render_markdown(report: WebQaReport) -> str:
+    """Render the report as Markdown (the shared form; JSON is the machine form).
+
+    Args:
+        report: the report.
+
+    Returns:
+        Markdown text ending with a newline.
+    """
+    lines = [
+        f"# {report.question}",
+        "",
+        f"**Status:** {report.answer.status}",
+        "",
+        report.answer.text,
+        "",
+    ]
+    if report.answer.claims:
+        lines += ["## Claims", ""]
+        for n, claim in enumerate(report.answer.claims, 1):
+            check = claim.verification
+            cross = "" if check.cross_check_passed is None else f", cross-check {'passed' if check.cross_check_passed else 'failed'}"
+            lines.append(f"{n}. {claim.claim} (quotes verified: {check.quotes_verified}, grounded: {check.grounded}{cross})")
+            lines += [f"   - {_cite(c)}" for c in claim.citations]
+        lines.append("")
+    if report.selection.conflicts:
+        lines += ["## Conflicts (unresolved)", ""]
+        for conflict in report.selection.conflicts:
+            lines.append(f"- {conflict.topic}")
+            lines += [f"   - {_cite(c)}" for c in conflict.sides]
+        lines.append("")
+    if report.selection.missing:
+        lines += ["## Missing", ""] + [f"- {item}" for item in report.selection.missing] + [""]
+    lines += ["## Query plan", ""] + [f"- {q}" for q in report.queries] + [""]
+    if report.failures:
+        lines += ["## Failures", ""] + [f"- {f.stage}: {f.source} — {f.failure}" for f in report.failures] + [""]
+    if report.omitted_urls:
+        lines += ["## Omitted URLs", ""] + [f"- {o.url} ({o.reason})" for o in report.omitted_urls] + [""]
+    lines += [f"_Generated {report.generated_at}; task {report.task_id}._", ""]
+    return "\n".join(lines)
+
+
+__all__ = [
+    "Answer",
+    "Citation",
+    "Claim",
+    "ClaimCheck",
+    "ConflictReport",
+    "Failure",
+    "Omitted",
+    "SearchRecord",
+    "Selection",
+    "WebQaReport",
+    "render_markdown",
+]

@@ -1,0 +1,366 @@
+"""The Web QA stage graphs (``plan``, ``searched``, ``read``, ``selected``) as plan sub-generators.
+
+Each function yields exactly one stage graph (via :func:`run_step`) and returns the committed stage
+output. Completed dispatches in the ledger are reused, never re-dispatched. No I/O happens here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable, Generator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ditto_nb.errors import BudgetExceeded, ReadFailed, SearchFailed
+from ditto_nb.evidence import chunks_from_page, verify_conflict
+from ditto_nb.patterns.common import TaskScope, add_ledgered_call, add_stage_commit, reusable, run_step
+from ditto_nb.patterns.web_qa import prompts
+from ditto_nb.patterns.web_qa.request import WebQaRequest
+from ditto_nb.runtime.capabilities import INFER_REASONING_SAMPLE, INTERACTION_ACT_TOOL
+from ditto_nb.runtime.graph import Graph, graph
+from ditto_nb.text import normalize_text
+from ditto_nb.web.policy import origin_of
+
+MAX_CANDIDATES = 12
+"""Chunks shown to the selection call (ranked by word overlap with the question and queries)."""
+
+Step = Generator[Any, Any, Any]
+
+
+@dataclass
+class RunState:
+    """What one run of the plan knows (pure data).
+
+    Attributes:
+        request: the request.
+        task: namespace/scope.
+        model: ``{"provider", "model"}``.
+        ledger: ledger rows read at resume (``{key: row}``).
+        max_model_calls: cap on model dispatches in this run (6 per SPEC §3).
+        results_per_query: search hits asked per query.
+        model_calls: model dispatches made by this run.
+    """
+
+    request: WebQaRequest
+    task: TaskScope
+    model: Mapping[str, str]
+    ledger: dict[str, Any]
+    max_model_calls: int = 6
+    results_per_query: int = 5
+    model_calls: int = 0
+    stages: dict[str, Any] = field(default_factory=dict)
+
+    def add_model_call(
+        self,
+        g: Graph,
+        purpose: str,
+        messages: list[dict[str, str]] | Callable[[dict[str, Any]], list[dict[str, str]]],
+        schema: type[Any],
+        after: tuple[str, ...] = (),
+    ) -> Callable[[Mapping[str, Any]], dict[str, Any]]:
+        """Add (or reuse) one model call; return a getter of its validated output.
+
+        ``messages`` may be a callable of the outputs of ``after`` (e.g. a draft to review).
+
+        Raises:
+            BudgetExceeded: this run would exceed ``max_model_calls``.
+        """
+        key = f"model:{purpose}"
+        row: Any = self.ledger.get(key)
+        if reusable(row):
+            stored = dict(row["output"]["output"])
+            return lambda _outputs: stored
+        if self.model_calls + 1 > self.max_model_calls:
+            raise BudgetExceeded(
+                f"model call {purpose!r} would be call {self.model_calls + 1} of at most {self.max_model_calls} in one run"
+            )
+        self.model_calls += 1
+        base = {
+            "provider": self.model["provider"],
+            "model": self.model["model"],
+            "output_schema": schema,
+            "purpose": purpose,
+        }
+        payload: Any
+        if callable(messages):
+            build = messages
+
+            def payload(deps: dict[str, Any]) -> dict[str, Any]:
+                return {**base, "messages": build(deps)}
+        else:
+            payload = {**base, "messages": messages}
+        add_ledgered_call(
+            g, self.task, key=key, kind="model", name=purpose, capability=INFER_REASONING_SAMPLE, input=payload, after=after
+        )
+        return lambda outputs: dict(outputs[key]["output"])
+
+    def model_node(self, purpose: str) -> tuple[str, ...]:
+        """Node ids (dispatch, done) of a model call added to the current graph; () when reused."""
+        if reusable(self.ledger.get(f"model:{purpose}")):
+            return ()
+        return (f"model:{purpose}", f"model:{purpose}:done")
+
+
+def _const(value: dict[str, Any]) -> Callable[[Mapping[str, Any]], dict[str, Any]]:
+    return lambda _outputs: value
+
+
+def _output(key: str) -> Callable[[Mapping[str, Any]], dict[str, Any]]:
+    return lambda outputs: dict(outputs[key])
+
+
+def _clean_queries(values: list[str], fallback: str, limit: int) -> list[str]:
+    out: list[str] = []
+    for value in values:
+        text = normalize_text(str(value))[:200]
+        if text and text.lower() not in {q.lower() for q in out}:
+            out.append(text)
+    return out[:limit] or [fallback[:200]]
+
+
+def plan_stage(run: RunState) -> Step:
+    """Stage ``plan``: understand the question and produce up to ``max_queries`` queries."""
+    req = run.request
+    g = graph("plan")
+    get = run.add_model_call(g, "plan", prompts.plan_messages(req.question, req.max_queries), prompts.PlanOutput)
+    done = run.model_node("plan")
+
+    def value(outputs: dict[str, Any]) -> dict[str, Any]:
+        out = prompts.PlanOutput.model_validate(get(outputs))
+        unclear = bool(out.needs_clarification)
+        return {
+            "normalized_question": normalize_text(out.normalized_question) or req.question,
+            "queries": [] if unclear else _clean_queries(out.queries, req.question, req.max_queries),
+            "needs_clarification": unclear,
+            "clarification": normalize_text(out.clarification),
+        }
+
+    commit = add_stage_commit(g, run.task, stage="plan", value=value, after=done,
+                              context=lambda v: {"queries": v["queries"]})
+    yield from run_step(g)
+    return commit.value
+
+
+def searched_stage(run: RunState, plan: Mapping[str, Any]) -> Step:
+    """Stage ``searched``: run every query through the ``web_search`` tool.
+
+    Raises:
+        SearchFailed: every search failed, or one failed and ``allow_partial`` is false.
+    """
+    g = graph("searched")
+    getters: list[Callable[[Mapping[str, Any]], dict[str, Any]]] = []
+    after: list[str] = []
+    for i, query in enumerate(plan["queries"]):
+        key = f"search:{i}"
+        row: Any = run.ledger.get(key)
+        if reusable(row) and row.get("name") == query:
+            stored = dict(row["output"])
+            getters.append(_const(stored))
+            continue
+        tool_input = {"tool": "web_search", "args": {"query": query, "limit": run.results_per_query}}
+        after += [key, add_ledgered_call(g, run.task, key=key, kind="search", name=query,
+                                         capability=INTERACTION_ACT_TOOL, input=tool_input)]
+        getters.append(_output(key))
+
+    def value(outputs: dict[str, Any]) -> dict[str, Any]:
+        results = [get(outputs) for get in getters]
+        failed = [r for r in results if not r.get("ok")]
+        if results and (len(failed) == len(results) or (failed and not run.request.allow_partial)):
+            detail = "; ".join(f"{r.get('query')!r}: {r.get('error') or r.get('failure')}" for r in failed)
+            raise SearchFailed(f"{len(failed)} of {len(results)} searches failed: {detail}")
+        return {"results": results}
+
+    dones = list(after)
+    commit = add_stage_commit(g, run.task, stage="searched", value=value, after=dones,
+                              context=lambda v: {"hits": sum(len(r.get("hits") or []) for r in v["results"])})
+    yield from run_step(g)
+    return commit.value
+
+
+def _url_key(url: str) -> str:
+    return "read:" + hashlib.sha256(url.encode("utf-8")).hexdigest()[:16]
+
+
+def candidate_urls(request: WebQaRequest, searched: Mapping[str, Any]) -> tuple[list[str], list[dict[str, str]]]:
+    """URLs to read (references first, then hits by rank across queries) and omitted URLs.
+
+    Args:
+        request: the request (``reference_urls``, ``allowed_origins``, ``max_pages``).
+        searched: the ``searched`` stage output.
+
+    Returns:
+        ``(to_read, omitted)``; omitted entries are ``{"url", "reason"}`` with reason
+        ``page-budget`` or ``origin-not-allowed``.
+    """
+    ordered: list[str] = []
+    omitted: list[dict[str, str]] = []
+    seen: set[str] = set()
+
+    def add(url: str) -> None:
+        url = url.split("#", 1)[0]
+        if url in seen:
+            return
+        seen.add(url)
+        try:
+            allowed = origin_of(url) in request.allowed_origins
+        except Exception:
+            allowed = False
+        if not allowed:
+            omitted.append({"url": url, "reason": "origin-not-allowed"})
+        else:
+            ordered.append(url)
+
+    for url in request.reference_urls:
+        add(url)
+    hit_lists = [list(r.get("hits") or []) for r in searched.get("results", [])]
+    for rank in range(max((len(h) for h in hit_lists), default=0)):
+        for hits in hit_lists:
+            if rank < len(hits) and hits[rank].get("url"):
+                add(str(hits[rank]["url"]))
+    to_read = ordered[: request.max_pages]
+    omitted += [{"url": url, "reason": "page-budget"} for url in ordered[request.max_pages:]]
+    return to_read, omitted
+
+
+def read_stage(run: RunState, searched: Mapping[str, Any]) -> Step:
+    """Stage ``read``: read every candidate page (snapshots stored by the ``page_read`` tool).
+
+    Raises:
+        ReadFailed: every read failed, or one failed and ``allow_partial`` is false.
+    """
+    to_read, omitted = candidate_urls(run.request, searched)
+    g = graph("read")
+    getters: list[Callable[[Mapping[str, Any]], dict[str, Any]]] = []
+    dones: list[str] = []
+    for url in to_read:
+        key = _url_key(url)
+        row: Any = run.ledger.get(key)
+        if reusable(row):
+            stored = dict(row["output"])
+            getters.append(_const(stored))
+            continue
+        dones += [key, add_ledgered_call(g, run.task, key=key, kind="read", name=url, capability=INTERACTION_ACT_TOOL,
+                                         input={"tool": "page_read", "args": {"url": url}})]
+        getters.append(_output(key))
+    search_failures = [
+        {"stage": "searched", "source": r.get("query", ""), "failure": r.get("failure") or "error", "error": r.get("error") or ""}
+        for r in searched.get("results", []) if not r.get("ok")
+    ]
+
+    def value(outputs: dict[str, Any]) -> dict[str, Any]:
+        results = [get(outputs) for get in getters]
+        failed = [r for r in results if not r.get("ok")]
+        if results and (len(failed) == len(results) or (failed and not run.request.allow_partial)):
+            detail = "; ".join(f"{r.get('url')}: {r.get('failure')}" for r in failed)
+            raise ReadFailed(f"{len(failed)} of {len(results)} page reads failed: {detail}")
+        failures = search_failures + [
+            {"stage": "read", "source": r.get("url", ""), "failure": r.get("failure") or "error", "error": r.get("error") or ""}
+            for r in failed
+        ]
+        return {"pages": [r for r in results if r.get("ok")], "failures": failures, "omitted": omitted}
+
+    commit = add_stage_commit(g, run.task, stage="read", value=value, after=dones,
+                              context=lambda v: {"pages": [p["final_url"] for p in v["pages"]]})
+    yield from run_step(g)
+    return commit.value
+
+
+_WORD = re.compile(r"\w+")
+
+
+def candidate_chunks(question: str, queries: list[str], pages: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Rank all chunks of the read pages by word overlap with the question and queries.
+
+    Args:
+        question: the normalized question.
+        queries: the query plan.
+        pages: successful ``page_read`` outputs.
+
+    Returns:
+        At most :data:`MAX_CANDIDATES` chunk dicts (``Chunk.model_dump()``), best first; ties keep
+        page/paragraph order.
+    """
+    terms = {w for w in _WORD.findall(" ".join([question, *queries]).lower()) if len(w) > 2}
+    chunks: dict[str, dict[str, Any]] = {}
+    for page in pages:
+        for chunk in chunks_from_page(page):
+            chunks.setdefault(chunk.chunk_id, chunk.model_dump())
+    scored = [
+        (-len(terms & set(_WORD.findall(c["text"].lower()))), order, c) for order, c in enumerate(chunks.values())
+    ]
+    scored.sort(key=lambda item: (item[0], item[1]))
+    return [c for score, _order, c in scored if score < 0][:MAX_CANDIDATES] or [c for _s, _o, c in scored][:MAX_CANDIDATES]
+
+
+def selected_stage(run: RunState, plan: Mapping[str, Any], read: Mapping[str, Any]) -> Step:
+    """Stage ``selected``: filter evidence, find missing facets and conflicts (one model call)."""
+    candidates = [] if plan["needs_clarification"] else candidate_chunks(
+        plan["normalized_question"], plan["queries"], read["pages"]
+    )
+    labels = {prompts.label(i): c["chunk_id"] for i, c in enumerate(candidates)}
+    g = graph("selected")
+    get = None
+    done: tuple[str, ...] = ()
+    if candidates:
+        get = run.add_model_call(g, "select", prompts.select_messages(plan["normalized_question"], candidates),
+                                 prompts.SelectOutput)
+        done = run.model_node("select")
+
+    def value(outputs: dict[str, Any]) -> dict[str, Any]:
+        if get is None:
+            return {"candidates": [], "labels": {}, "selected": [], "missing": [], "conflicts": [], "fallback": False}
+        from ditto_nb.evidence import Chunk
+
+        out = prompts.SelectOutput.model_validate(get(outputs))
+        index = {c["chunk_id"]: Chunk.model_validate(c) for c in candidates}
+        chosen = []
+        for ref in out.selected:
+            chunk_id = prompts.resolve_label(str(ref), labels)
+            if chunk_id in index and chunk_id not in chosen:
+                chosen.append(chunk_id)
+        fallback = not chosen
+        conflicts = []
+        for item in out.conflicts:
+            conflict = verify_conflict(
+                item.topic,
+                (prompts.resolve_label(item.chunk_a, labels), item.quote_a),
+                (prompts.resolve_label(item.chunk_b, labels), item.quote_b),
+                index,
+            )
+            if conflict is None:
+                continue
+            sides = [
+                {"chunk_id": s.chunk_id, "quote": s.quote} for s in conflict.sides
+            ]
+            conflicts.append({"topic": normalize_text(conflict.topic), "sides": sides})
+            for side in sides:
+                if side["chunk_id"] not in chosen:
+                    chosen.append(side["chunk_id"])
+        if fallback:
+            chosen = [c["chunk_id"] for c in candidates]
+        return {
+            "candidates": candidates,
+            "labels": labels,
+            "selected": chosen,
+            "missing": [normalize_text(m) for m in out.missing if normalize_text(m)],
+            "conflicts": conflicts,
+            "fallback": fallback,
+        }
+
+    commit = add_stage_commit(g, run.task, stage="selected", value=value, after=done,
+                              context=lambda v: {"selected": v["selected"]})
+    yield from run_step(g)
+    return commit.value
+
+
+__all__ = [
+    "MAX_CANDIDATES",
+    "RunState",
+    "candidate_chunks",
+    "candidate_urls",
+    "plan_stage",
+    "read_stage",
+    "searched_stage",
+    "selected_stage",
+]

@@ -1,0 +1,156 @@
+"""MediaWiki Action API search provider (``action=query&list=search``).
+
+Source: https://www.mediawiki.org/wiki/API:Search. Works with any MediaWiki (Wikipedia, a
+company wiki, the offline sandbox). Requests go through the policy-checked
+:func:`ditto_nb.web.fetch.fetch` (pinned connections, allowed origins, body cap, retries).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+from urllib.parse import quote, urlencode, urlsplit
+
+from ditto_nb.errors import FetchError, InvalidURL, SearchProviderError
+from ditto_nb.web.fetch import fetch
+from ditto_nb.web.policy import NetworkPolicy, origin_of
+from ditto_nb.web.search.base import SearchHit, check_search_args, strip_html
+
+logger = logging.getLogger(__name__)
+
+JSON_TYPES = ("application/json", "text/javascript")
+MAX_REQUESTS = 20
+
+
+class MediaWikiProvider:
+    """Full-text search through a MediaWiki ``api.php``.
+
+    Args:
+        api_url: the ``api.php`` URL, e.g. ``https://en.wikipedia.org/w/api.php``.
+        policy: the network policy the requests obey (the API's origin must be allowed).
+        page_size: ``srlimit`` per request (1–500); continuation (``sroffset``) fetches more
+            pages until ``limit`` hits are collected or the wiki has no more.
+    """
+
+    name = "mediawiki"
+
+    def __init__(self, api_url: str, policy: NetworkPolicy, *, page_size: int = 20) -> None:
+        origin_of(api_url)
+        if not 1 <= page_size <= 500:
+            raise ValueError("page_size must be between 1 and 500")
+        self.api_url = api_url
+        self.policy = policy
+        self.page_size = page_size
+        parts = urlsplit(api_url)
+        self._site = f"{parts.scheme}://{parts.netloc}"
+
+    def page_url(self, title: str) -> str:
+        """Return ``<scheme://host:port>/wiki/<Title_with_underscores>`` (percent-quoted).
+
+        Args:
+            title: a page title.
+
+        Returns:
+            The article URL on this wiki.
+        """
+        return f"{self._site}/wiki/{quote(title.replace(' ', '_'), safe='/:(),_-.!~*')}"
+
+    async def _request(self, query: str, limit: int, offset: int) -> dict[str, Any]:
+        params = {
+            "action": "query",
+            "list": "search",
+            "srsearch": query,
+            "srwhat": "text",
+            "srlimit": str(limit),
+            "sroffset": str(offset),
+            "format": "json",
+        }
+        url = f"{self.api_url}?{urlencode(params)}"
+        try:
+            raw = await fetch(url, self.policy, accept="application/json", content_types=JSON_TYPES)
+        except FetchError as exc:
+            raise SearchProviderError(f"MediaWiki search failed ({exc.failure}): {exc}", retryable=exc.retryable) from exc
+        if raw.status != 200:
+            raise SearchProviderError(
+                f"MediaWiki search answered HTTP {raw.status} ({self.api_url})",
+                retryable=raw.status in (429, 500, 502, 503, 504),
+            )
+        try:
+            reply = json.loads(raw.body)
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise SearchProviderError(f"MediaWiki search reply is not JSON ({self.api_url})", retryable=False) from exc
+        if not isinstance(reply, dict):
+            raise SearchProviderError("MediaWiki search reply is not a JSON object", retryable=False)
+        error = reply.get("error")
+        if isinstance(error, dict):
+            raise SearchProviderError(
+                f"MediaWiki API error {error.get('code', '?')}: {error.get('info', '')}", retryable=False
+            )
+        return reply
+
+    async def search(self, query: str, limit: int) -> list[SearchHit]:
+        """Search the wiki; follow ``continue.sroffset`` until ``limit`` hits or no more.
+
+        Args:
+            query: search text.
+            limit: most hits to return (1–100).
+
+        Returns:
+            Hits ranked 1..n (duplicates by URL dropped); ``[]`` for a search with no result.
+
+        Raises:
+            InvalidRequest: blank query or bad limit.
+            SearchProviderError: the first request failed (transport, HTTP status, non-JSON,
+                API error). A later page failing ends the merge with the hits gathered so far.
+            PolicyViolation: the API origin is not allowed (raised unchanged).
+        """
+        query = check_search_args(query, limit)
+        hits: list[SearchHit] = []
+        seen: set[str] = set()
+        offset = 0
+        for number in range(MAX_REQUESTS):
+            try:
+                reply = await self._request(query, min(self.page_size, limit - len(hits)), offset)
+            except SearchProviderError:
+                if number == 0:
+                    raise
+                logger.warning("MediaWiki continuation failed at offset %d; keeping %d hits", offset, len(hits))
+                break
+            block = reply.get("query")
+            results = block.get("search") if isinstance(block, dict) else None
+            for item in results if isinstance(results, list) else []:
+                hit = self._hit(query, item, len(hits) + 1)
+                if hit is not None and hit.url not in seen and len(hits) < limit:
+                    seen.add(hit.url)
+                    hits.append(hit)
+            follow = reply.get("continue")
+            next_offset = follow.get("sroffset") if isinstance(follow, dict) else None
+            if len(hits) >= limit or not isinstance(next_offset, int) or next_offset <= offset:
+                break
+            offset = next_offset
+        return hits
+
+    def _hit(self, query: str, item: Any, rank: int) -> SearchHit | None:
+        if not isinstance(item, dict) or not isinstance(item.get("title"), str) or not item["title"]:
+            return None
+        title = item["title"]
+        url = item.get("fullurl") if isinstance(item.get("fullurl"), str) else None
+        url = url or self.page_url(title)
+        try:
+            origin = origin_of(url)
+        except InvalidURL:
+            return None
+        snippet = item.get("snippet") if isinstance(item.get("snippet"), str) else ""
+        return SearchHit(
+            query=query,
+            rank=rank,
+            title=strip_html(title),
+            url=url,
+            origin=origin,
+            snippet=strip_html(snippet),
+            provider=self.name,
+        )
+
+
+__all__ = ["MediaWikiProvider"]
