@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import atexit
 import importlib.util
+import os
 import subprocess
 import sys
 import threading
@@ -153,7 +154,22 @@ class LocalModelServer:
             "--n_threads_batch", str(self.threads),
             "--seed", "0",
             "--chat_format", self.chat_format,
+            "--logits_all", "False",  # only the last token's logits are needed (no prompt logprobs)
         ]  # fmt: skip
+
+    def environment(self) -> dict[str, str]:
+        """The server's environment: ours plus ``OMP_WAIT_POLICY=PASSIVE`` unless already set.
+
+        llama.cpp's CPU backend is built with OpenMP; with the default spinning wait policy its
+        threads burn their time slices when the cores are shared, which made short calls 3-4x
+        slower on a busy 2-core machine (measured, ``docs/LOCAL_MODEL.md``).
+
+        Returns:
+            The environment mapping for the child process.
+        """
+        env = dict(os.environ)
+        env.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+        return env
 
     def start(self) -> LocalModelServer:
         """Reuse a compatible server on the port, or assemble the weights and start one.
@@ -195,6 +211,7 @@ class LocalModelServer:
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=subprocess.STDOUT,
+                env=self.environment(),
                 start_new_session=True,  # a notebook's Ctrl-C / SIGINT does not reach the server
             )
         finally:

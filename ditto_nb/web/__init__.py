@@ -26,6 +26,23 @@ __all__ = [
     "read_page",
 ]
 
-# --- search (owned by the search engineer; names are added here by the lead) ---------------
-# from ditto_nb.web.search import ...
-# __all__ += [...]
+# --- search ---------------------------------------------------------------------------------
+from ditto_nb.web.config import SearchConfig, create_search_provider, search_config  # noqa: E402
+from ditto_nb.web.search import (  # noqa: E402
+    BraveProvider,
+    MediaWikiProvider,
+    SearchHit,
+    WebSearchProvider,
+    create_web_search_tool,
+)
+
+__all__ += [
+    "BraveProvider",
+    "MediaWikiProvider",
+    "SearchConfig",
+    "SearchHit",
+    "WebSearchProvider",
+    "create_search_provider",
+    "create_web_search_tool",
+    "search_config",
+]

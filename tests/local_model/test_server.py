@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -64,7 +65,9 @@ def test_command_line_uses_documented_flags(tmp_path: Path) -> None:
         "--n_threads_batch": "2",
         "--seed": "0",
         "--chat_format": "chatml",
+        "--logits_all": "False",
     }
+    assert server.environment()["OMP_WAIT_POLICY"] in {"PASSIVE", os.environ.get("OMP_WAIT_POLICY")}
     assert server.base_url == f"http://127.0.0.1:{TEST_PORT}/v1"
 
 

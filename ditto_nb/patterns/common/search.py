@@ -11,13 +11,13 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import Any
 
+from pydantic import SecretStr
+
+from ditto_nb.web.config import SearchConfig, create_search_provider, search_config
 from ditto_nb.web.policy import NetworkPolicy, origin_of
-
-
-class _SearchProvider(Protocol):
-    async def search(self, query: str, limit: int) -> list[Any]: ...
+from ditto_nb.web.search.base import WebSearchProvider
 
 
 @dataclass(frozen=True)
@@ -29,6 +29,7 @@ class SearchSetup:
         mediawiki_api_url: MediaWiki ``api.php`` URL (``provider="mediawiki"``).
         brave_api_key: Brave Search API key (``provider="brave"``); never stored in Memory.
         local_index_dir: folder of pages for the ``local`` provider.
+        brave_endpoint: the Brave endpoint (None = the public API).
         ca_bundle: extra PEM CA bundle path trusted by every fetch (the sandbox CA).
         resolve_overrides: ``{".test hostname": ip}`` pins (sandbox only).
         permitted_origins: the host application's current grant; None = everything the request
@@ -41,6 +42,7 @@ class SearchSetup:
     mediawiki_api_url: str | None = None
     brave_api_key: str | None = field(default=None, repr=False)
     local_index_dir: str | None = None
+    brave_endpoint: str | None = None
     ca_bundle: str | None = None
     resolve_overrides: Mapping[str, str] = field(default_factory=dict)
     permitted_origins: tuple[str, ...] | None = None
@@ -94,8 +96,19 @@ class SearchSetup:
             **dict(self.policy_overrides),
         )
 
-    def build_provider(self) -> _SearchProvider:
-        """Construct the search provider (``ditto_nb.web.search``).
+    def search_config(self) -> SearchConfig:
+        """This setup's provider choice as a ``ditto_nb.web.SearchConfig``."""
+        fields: dict[str, Any] = {"provider": self.provider, "local_index_dir": self.local_index_dir}
+        if self.mediawiki_api_url:
+            fields["mediawiki_api_url"] = self.mediawiki_api_url
+        if self.brave_api_key:
+            fields["brave_api_key"] = SecretStr(self.brave_api_key)
+        if self.brave_endpoint:
+            fields["brave_endpoint"] = self.brave_endpoint
+        return SearchConfig(**fields)
+
+    def build_provider(self) -> WebSearchProvider:
+        """Construct the search provider through ``ditto_nb.web.create_search_provider``.
 
         Returns:
             An object with ``async search(query, limit) -> list[SearchHit]``.
@@ -103,24 +116,8 @@ class SearchSetup:
         Raises:
             ConfigError: the provider is unknown or misconfigured.
         """
-        from ditto_nb.errors import ConfigError
-        from ditto_nb.web import search as web_search
-
-        if self.provider == "mediawiki":
-            if not self.mediawiki_api_url:
-                raise ConfigError("search.mediawiki_api_url is required for the mediawiki provider")
-            provider: _SearchProvider = web_search.MediaWikiProvider(self.mediawiki_api_url, self.search_policy())
-            return provider
-        if self.provider == "brave":
-            if not self.brave_api_key:
-                raise ConfigError("the brave search provider needs an API key (search.brave_api_key_env)")
-            return web_search.BraveProvider(self.brave_api_key)
-        if self.provider == "local":
-            factory = getattr(web_search, "LocalIndexProvider", None)
-            if factory is None or not self.local_index_dir:
-                raise ConfigError("the local search provider needs search.local_index_dir")
-            return factory(self.local_index_dir)  # type: ignore[no-any-return]
-        raise ConfigError(f"unknown search provider {self.provider!r}")
+        policy = self.search_policy() if self.provider == "mediawiki" else None
+        return create_search_provider(self.search_config(), policy)
 
     def with_permitted(self, origins: tuple[str, ...] | None) -> SearchSetup:
         """Return a copy with another current grant of origins.
@@ -166,18 +163,47 @@ class SearchSetup:
             A :class:`SearchSetup`.
         """
         environment = os.environ if env is None else env
-        settings = getattr(config, "search", None)
-        if settings is None:
-            from ditto_nb.runtime.config import SearchSettings
+        return cls.from_search_config(search_config(config, environment), **changes)
 
-            settings = SearchSettings()
-        return cls(
-            provider=settings.provider,
-            mediawiki_api_url=settings.mediawiki_api_url,
-            brave_api_key=environment.get(settings.brave_api_key_env) or None,
-            local_index_dir=settings.local_index_dir,
-            **changes,
-        )
+    @classmethod
+    def from_search_config(cls, settings: SearchConfig, **changes: Any) -> SearchSetup:
+        """Build a setup from ``ditto_nb.web.search_config()``'s result.
+
+        Args:
+            settings: the resolved search settings.
+            changes: other :class:`SearchSetup` fields (e.g. ``ca_bundle``).
+
+        Returns:
+            A :class:`SearchSetup`.
+        """
+        fields: dict[str, Any] = {
+            "provider": settings.provider,
+            "mediawiki_api_url": settings.mediawiki_api_url,
+            "brave_api_key": settings.brave_api_key.get_secret_value() if settings.brave_api_key else None,
+            "brave_endpoint": settings.brave_endpoint,
+            "local_index_dir": settings.local_index_dir,
+        }
+        fields.update(changes)
+        return cls(**fields)
+
+    @classmethod
+    def coerce(cls, search: SearchSetup | SearchConfig | None) -> SearchSetup:
+        """Accept what an analyst passes as ``search``: a setup, ``search_config()``'s result, or None
+        (the configured default).
+
+        Args:
+            search: the value to convert.
+
+        Returns:
+            A :class:`SearchSetup`.
+        """
+        if isinstance(search, SearchSetup):
+            return search
+        if isinstance(search, SearchConfig):
+            return cls.from_search_config(search)
+        if search is None:
+            return cls.from_config()
+        raise TypeError(f"search must be a SearchSetup or SearchConfig, not {type(search).__name__}")
 
 
 __all__ = ["SearchSetup"]

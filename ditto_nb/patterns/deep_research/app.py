@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict
 
 from ditto_nb.errors import ConfigError, InvalidRequest, RequestChanged
 from ditto_nb.patterns.common import SearchSetup, TaskApp, open_task_app
+from ditto_nb.web.config import SearchConfig
 from ditto_nb.patterns.deep_research.plan import run_research_loop
 from ditto_nb.patterns.deep_research.report import ResearchReport
 from ditto_nb.patterns.deep_research.request import ResearchRequest, parse_request
@@ -106,7 +107,7 @@ async def open_research(
     directory: str | os.PathLike[str],
     request: ResearchRequest,
     config: RuntimeConfig,
-    search: SearchSetup,
+    search: SearchSetup | SearchConfig | None = None,
     *,
     clock: Callable[[], float] = time.time,
     env: Mapping[str, str] | None = None,
@@ -132,7 +133,9 @@ async def open_research(
         TaskLocked: another process holds the directory.
         StorageError, ConfigError: see :func:`ditto_nb.patterns.common.open_task_app`.
     """
-    tools = build_research_tools(directory, request.allowed_origins, search, clock=clock, provider=provider)
+    tools = build_research_tools(
+        directory, request.allowed_origins, SearchSetup.coerce(search), clock=clock, provider=provider
+    )
     return await open_task_app(directory, config, tools, env=env, base_urls=base_urls)
 
 

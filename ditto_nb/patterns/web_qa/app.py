@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ditto_nb.web.config import SearchConfig
 from ditto_nb.patterns.common import SearchSetup, TaskApp, binding_for, build_task_tools, check_binding, open_task_app
 from ditto_nb.patterns.web_qa.plan import run_web_qa_loop
 from ditto_nb.patterns.web_qa.report import WebQaReport
@@ -29,7 +30,8 @@ async def create_task(
     Args:
         directory: the task directory (created if missing).
         request: the trusted request.
-        search: the search setup (validated against the request's origins here).
+        search: a :class:`SearchSetup`, ``ditto_nb.web.search_config()``'s result, or None for the
+            configured default (validated against the request's origins here).
 
     Returns:
         The validated request.
@@ -40,7 +42,7 @@ async def create_task(
         TaskLocked: another process holds the directory.
     """
     req = WebQaRequest.parse(request)
-    search.page_policy(req.allowed_origins)
+    SearchSetup.coerce(search).page_policy(req.allowed_origins)
     task_dir = Path(directory)
     with TaskLock(task_dir):
         store = open_task_store(task_dir)
@@ -58,7 +60,7 @@ async def open_web_qa(
     directory: str | os.PathLike[str],
     request: WebQaRequest | Mapping[str, Any],
     config: RuntimeConfig,
-    search: SearchSetup,
+    search: SearchSetup | SearchConfig | None = None,
     *,
     env: Mapping[str, str] | None = None,
     base_urls: Mapping[str, str] | None = None,
@@ -70,7 +72,8 @@ async def open_web_qa(
         directory: the task directory.
         request: the request (its allowed origins shape the page-read policy).
         config: runtime configuration (model providers, ``context.redis_url``).
-        search: provider choice and policy extras (``permitted_origins`` = current grant).
+        search: provider choice and policy extras (``permitted_origins`` = current grant); a
+            ``SearchConfig`` or None is accepted as in :func:`create_task`.
         env: environment for API keys (default ``os.environ``).
         base_urls: provider → base URL overrides (e.g. a scripted model in tests).
         provider: an already-built search provider (default: ``search.build_provider()``).
@@ -83,7 +86,7 @@ async def open_web_qa(
         TaskLocked: another process holds the directory.
     """
     req = WebQaRequest.parse(request)
-    tools = build_task_tools(directory, req.allowed_origins, search, provider=provider)
+    tools = build_task_tools(directory, req.allowed_origins, SearchSetup.coerce(search), provider=provider)
     return await open_task_app(directory, config, tools, env=env, base_urls=base_urls)
 
 

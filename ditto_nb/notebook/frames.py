@@ -1,0 +1,390 @@
+"""DataFrames of a task's Memory: query plan, search hits, pages, evidence, claims, budgets, failures.
+
+Every function takes a task directory (or a :class:`~ditto_nb.notebook.memory_view.TaskView`
+already read with :func:`~ditto_nb.notebook.memory_view.load_task`), reads Memory read-only, and
+returns a plain :class:`pandas.DataFrame` whose columns are the module constants below (stable; a
+stage not reached yet gives an empty frame with the same columns). Works for Web QA and deep
+research task directories; research-only frames are in :mod:`ditto_nb.notebook.research_frames`.
+Dispatch-level frames (hits, pages, failures) come from the call ledger, so they show work as soon
+as it is done, before its stage commits.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import pandas as pd
+
+from ditto_nb.errors import SnapshotCorrupted
+from ditto_nb.evidence import chunks_from_page
+from ditto_nb.notebook.memory_view import TaskView, load_task
+from ditto_nb.web.snapshots import SnapshotStore
+
+TaskRef = str | os.PathLike[str] | TaskView
+"""A task directory, or a :class:`TaskView` already read from one."""
+
+QUERY_PLAN_COLUMNS = ["round", "index", "query", "source"]
+SEARCH_HITS_COLUMNS = ["query", "rank", "title", "url", "origin", "snippet", "discovery_only"]
+PAGES_COLUMNS = ["url", "final_url", "status", "failure", "title", "fetched_at", "sha256", "paragraphs", "bytes"]
+EVIDENCE_COLUMNS = ["chunk_id", "origin", "paragraph_index", "start", "end", "text", "quote", "selected", "reason"]
+CLAIMS_COLUMNS = ["claim", "status", "quotes", "origins", "quotes_verified", "grounded", "grounding", "cross_check"]
+BUDGET_COLUMNS = ["budget", "used", "limit", "scope"]
+FAILURES_COLUMNS = ["kind", "source", "failure", "error"]
+OMITTED_COLUMNS = ["url", "reason", "round"]
+
+SHA_PREFIX = 12
+"""Characters of the SHA-256 shown in :func:`pages_frame`."""
+
+WEB_QA_MODEL_CALLS_PER_RUN = 6
+"""Model calls allowed in one uninterrupted Web QA run (SPEC §3)."""
+
+
+def as_view(task: TaskRef) -> TaskView:
+    """Return ``task`` as a :class:`TaskView` (reading the directory when given a path).
+
+    Args:
+        task: a task directory or a view.
+
+    Returns:
+        The view.
+
+    Raises:
+        ConfigError, StorageError: see :func:`~ditto_nb.notebook.memory_view.load_task`.
+    """
+    return task if isinstance(task, TaskView) else load_task(task)
+
+
+def frame(rows: Iterable[Mapping[str, Any]], columns: Sequence[str]) -> pd.DataFrame:
+    """Build a frame with exactly ``columns`` (missing keys → None; no rows → empty frame).
+
+    Args:
+        rows: row mappings.
+        columns: the column names, in order.
+
+    Returns:
+        The DataFrame.
+    """
+    data = [{c: row.get(c) for c in columns} for row in rows]
+    return pd.DataFrame(data, columns=list(columns))
+
+
+def _outputs(view: TaskView, kind: str) -> list[tuple[str, dict[str, Any]]]:
+    """``(ledger key, output)`` of completed dispatches of ``kind``."""
+    return [(k, dict(r["output"])) for k, r in view.ledger(kind)
+            if r.get("status") == "done" and isinstance(r.get("output"), dict)]
+
+
+def query_plan_frame(task: TaskRef) -> pd.DataFrame:
+    """The query plan: every query the task decided to search.
+
+    Args:
+        task: the task directory (or view).
+
+    Returns:
+        Columns ``round`` (1 for Web QA; research round number), ``index`` (1-based within the
+        round), ``query`` and ``source`` (``plan`` for the planning call, ``assessment`` for a
+        research round planned from the previous round's coverage). Empty before ``plan``.
+    """
+    view = as_view(task)
+    rows: list[dict[str, Any]] = []
+    if view.pattern == "web_qa":
+        plan = view.stage("plan") or {}
+        rows = [{"round": 1, "index": i, "query": q, "source": "plan"} for i, q in enumerate(plan.get("queries", []), 1)]
+    else:
+        rounds = sorted((int(k.split("/")[0]), v) for k, v in view.prefixed("round/") if k.endswith("/plan"))
+        for number, plan in rounds:
+            source = "plan" if number == 1 else "assessment"
+            rows += [{"round": number, "index": i, "query": q, "source": source}
+                     for i, q in enumerate(plan.get("queries", []), 1)]
+        if not rounds and isinstance(view.stage("plan"), dict):
+            rows = [{"round": 1, "index": i, "query": q, "source": "plan"}
+                    for i, q in enumerate(view.stage("plan").get("queries", []), 1)]
+    return frame(rows, QUERY_PLAN_COLUMNS)
+
+
+def search_hits_frame(task: TaskRef) -> pd.DataFrame:
+    """Search hits of every completed search (discovery metadata only, never evidence).
+
+    Args:
+        task: the task directory (or view).
+
+    Returns:
+        Columns ``query``, ``rank`` (provider rank, 1-based as recorded), ``title``, ``url``,
+        ``origin``, ``snippet`` and ``discovery_only`` (always True). One row per hit, in ledger
+        order. Empty before any search completed.
+    """
+    view = as_view(task)
+    rows: list[dict[str, Any]] = []
+    for _key, out in _outputs(view, "search"):
+        for hit in out.get("hits") or []:
+            rows.append({**hit, "query": hit.get("query") or out.get("query")})
+    return frame(rows, SEARCH_HITS_COLUMNS)
+
+
+def _body_bytes(store: SnapshotStore, sha256: str) -> int | None:
+    try:
+        return len(store.load(sha256).body)
+    except SnapshotCorrupted:
+        return None
+
+
+def pages_frame(task: TaskRef) -> pd.DataFrame:
+    """Pages the task tried to read, successful or not.
+
+    Args:
+        task: the task directory (or view).
+
+    Returns:
+        Columns ``url`` (requested), ``final_url`` (after redirects), ``status`` (HTTP status, None
+        when failed), ``failure`` (None, or e.g. ``http-403``, ``timeout``, ``PolicyViolation``),
+        ``title``, ``fetched_at`` (UTC ISO-8601 retrieval time), ``sha256`` (first 12 hex characters
+        of the raw body's SHA-256), ``paragraphs`` (extracted paragraphs, count) and ``bytes`` (raw
+        body size in bytes from the snapshot; None when the snapshot fails its re-hash). Empty
+        before any read completed.
+    """
+    view = as_view(task)
+    store = SnapshotStore(view.directory)
+    rows: list[dict[str, Any]] = []
+    for _key, out in _outputs(view, "read"):
+        ok = bool(out.get("ok")) and bool(out.get("sha256"))
+        sha = str(out.get("sha256") or "")
+        rows.append({
+            "url": out.get("url"),
+            "final_url": out.get("final_url"),
+            "status": out.get("status") if ok else None,
+            "failure": None if ok else (out.get("failure") or "error"),
+            "title": out.get("title"),
+            "fetched_at": out.get("fetched_at"),
+            "sha256": sha[:SHA_PREFIX] if sha else None,
+            "paragraphs": len(out.get("paragraphs") or []) if ok else 0,
+            "bytes": _body_bytes(store, sha) if ok else None,
+        })
+    return frame(rows, PAGES_COLUMNS)
+
+
+def _read_pages(view: TaskView) -> list[dict[str, Any]]:
+    return [out for _key, out in _outputs(view, "read") if out.get("ok") and out.get("sha256")]
+
+
+def _cited(view: TaskView) -> dict[str, dict[str, Any]]:
+    """First citation per chunk id in the report: ``{chunk_id: {"quote", "start", "end"}}``."""
+    report = view.report or {}
+    cited: dict[str, dict[str, Any]] = {}
+    if view.pattern == "web_qa":
+        for claim in (report.get("answer") or {}).get("claims", []):
+            for c in claim.get("citations", []):
+                cited.setdefault(str(c["chunk_id"]), c)
+    else:
+        for c in report.get("conclusions", []):
+            cited.setdefault(str(c["chunk_id"]), c)
+    return cited
+
+
+def _web_qa_evidence(view: TaskView) -> list[dict[str, Any]]:
+    selected_stage = view.stage("selected")
+    candidates = {c["chunk_id"] for c in (selected_stage or {}).get("candidates", [])}
+    chosen = set((selected_stage or {}).get("selected", []))
+    rows: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for page in _read_pages(view):
+        for chunk in chunks_from_page(page):
+            if chunk.chunk_id in seen:
+                continue
+            seen.add(chunk.chunk_id)
+            if selected_stage is None:
+                selected, reason = None, "selection not run yet"
+            elif chunk.chunk_id in chosen:
+                selected, reason = True, ""
+            elif chunk.chunk_id in candidates:
+                selected, reason = False, "not selected by the model"
+            else:
+                selected, reason = False, "not a candidate (low overlap with question and queries)"
+            rows.append({**chunk.model_dump(), "selected": selected, "reason": reason})
+    return rows
+
+
+def _research_evidence(view: TaskView) -> list[dict[str, Any]]:
+    from ditto_nb.notebook.research_frames import research_evidence
+
+    items, omitted = research_evidence(view)
+    report = view.report
+    cited_ids = {str(c.get("chunk_id")) for c in (report or {}).get("cited_chunks", [])}
+    left_out = {str(o.get("chunk_id")): str(o.get("reason")) for o in [*omitted, *((report or {}).get("omitted", []))]}
+    rows: list[dict[str, Any]] = []
+    for item in items:
+        cid = str(item["chunk_id"])
+        if report is None:
+            selected, reason = None, "report not written yet"
+        elif cid in cited_ids:
+            selected, reason = True, ""
+        else:
+            selected, reason = False, left_out.get(cid, "not cited by the report")
+        rows.append({**item, "selected": selected, "reason": reason})
+    rows += [{"chunk_id": o.get("chunk_id"), "origin": None, "paragraph_index": None, "text": None,
+              "selected": False, "reason": o.get("reason")} for o in omitted]
+    return rows
+
+
+def evidence_frame(task: TaskRef) -> pd.DataFrame:
+    """Evidence chunks (one per extracted paragraph of the pages read), selected or why omitted.
+
+    Args:
+        task: the task directory (or view).
+
+    Returns:
+        Columns ``chunk_id`` (``<sha256[:12]>:<paragraph index>``), ``origin``, ``paragraph_index``
+        (0-based), ``start``/``end`` (character offsets ``[start, end)`` of the cited quote in the
+        paragraph, None when not cited), ``text`` (normalized paragraph), ``quote`` (the cited
+        quote or None), ``selected`` (True/False; None before the selection/report) and
+        ``reason`` ("" when selected; else why omitted, e.g. ``not selected by the model``,
+        ``evidence-cap``, ``chunk-cap``). Empty before any page was read.
+    """
+    view = as_view(task)
+    rows = _web_qa_evidence(view) if view.pattern == "web_qa" else _research_evidence(view)
+    cited = _cited(view)
+    for row in rows:
+        c = cited.get(str(row.get("chunk_id")))
+        row.update(quote=c.get("quote") if c else None, start=c.get("start") if c else None,
+                   end=c.get("end") if c else None)
+    return frame(rows, EVIDENCE_COLUMNS)
+
+
+def claims_frame(task: TaskRef) -> pd.DataFrame:
+    """Claims of the final answer and their verification.
+
+    Args:
+        task: the task directory (or view).
+
+    Returns:
+        Columns ``claim``, ``status`` (Web QA: the answer status; research: the coverage status of
+        the claim's sub-question), ``quotes`` (list of exact quotes), ``origins`` (list of distinct
+        origins quoted), ``quotes_verified`` (bool), ``grounded`` (the grounding/review verdict),
+        ``grounding`` (the reviewer's reason or problems) and ``cross_check`` (True/False, None
+        when not requested). Empty before the report.
+    """
+    view = as_view(task)
+    report = view.report
+    rows: list[dict[str, Any]] = []
+    if report is None:
+        return frame(rows, CLAIMS_COLUMNS)
+    if view.pattern == "web_qa":
+        answer = report.get("answer") or {}
+        for claim in answer.get("claims", []):
+            check = claim.get("verification") or {}
+            cites = claim.get("citations", [])
+            rows.append({
+                "claim": claim.get("claim"), "status": answer.get("status"),
+                "quotes": [c["quote"] for c in cites],
+                "origins": list(dict.fromkeys(c["origin"] for c in cites)),
+                "quotes_verified": check.get("quotes_verified"), "grounded": check.get("grounded"),
+                "grounding": check.get("grounding_reason", ""), "cross_check": check.get("cross_check_passed"),
+            })
+    else:
+        status = {int(c["index"]): c.get("status") for c in report.get("coverage", [])}
+        review = report.get("review") or {}
+        for c in report.get("conclusions", []):
+            rows.append({
+                "claim": c.get("statement"), "status": status.get(int(c.get("index", 0))),
+                "quotes": [c["quote"]], "origins": [c["origin"]], "quotes_verified": True,
+                "grounded": bool(review.get("ok")), "grounding": "; ".join(review.get("problems", [])),
+                "cross_check": None,
+            })
+    return frame(rows, CLAIMS_COLUMNS)
+
+
+def budget_frame(task: TaskRef) -> pd.DataFrame:
+    """Budgets: used (as charged in Memory, before each dispatch) against their limits.
+
+    Counters are never reset by a resume, and a crash may over-count (SPEC §4).
+
+    Args:
+        task: the task directory (or view).
+
+    Returns:
+        Columns ``budget`` (Web QA: ``model``, ``search``, ``read``; research: ``searches``,
+        ``reads``, ``model_calls``, ``rounds``), ``used``, ``limit`` and ``scope`` (``task``, or
+        ``run`` for Web QA's six model calls per uninterrupted run).
+    """
+    view = as_view(task)
+    req = view.request
+    used = {k: int(v or 0) for k, v in view.prefixed("budget/")}
+    if view.pattern == "web_qa":
+        limits = [("model", WEB_QA_MODEL_CALLS_PER_RUN, "run"), ("search", req.get("max_queries"), "task"),
+                  ("read", req.get("max_pages"), "task")]
+        rows = [{"budget": n, "used": used.get(n, 0), "limit": lim, "scope": s} for n, lim, s in limits]
+    else:
+        limits = [("searches", req.get("max_searches")), ("reads", req.get("max_read_pages")),
+                  ("model_calls", req.get("max_model_calls"))]
+        rows = [{"budget": n, "used": used.get(n, 0), "limit": lim, "scope": "task"} for n, lim in limits]
+        rounds = sum(1 for k, _v in view.prefixed("stage/round/"))
+        rows.append({"budget": "rounds", "used": rounds, "limit": req.get("max_rounds"), "scope": "task"})
+    return frame(rows, BUDGET_COLUMNS)
+
+
+def failures_frame(task: TaskRef) -> pd.DataFrame:
+    """Failed sources and dispatches that did not complete.
+
+    Args:
+        task: the task directory (or view).
+
+    Returns:
+        Columns ``kind`` (``search``, ``read`` or ``model``), ``source`` (query, URL or ledger key),
+        ``failure`` (e.g. ``http-404``, ``search-provider``, ``not-completed`` for a dispatch
+        started but never recorded done, as after a crash) and ``error`` (message).
+    """
+    view = as_view(task)
+    rows: list[dict[str, Any]] = []
+    for key, row in view.ledger():
+        kind = str(row.get("kind"))
+        out = row.get("output")
+        if row.get("status") != "done":
+            rows.append({"kind": kind, "source": row.get("name") or key, "failure": "not-completed",
+                         "error": f"ledger row {key} is {row.get('status')}"})
+        elif isinstance(out, dict) and kind in ("search", "read") and not out.get("ok", True):
+            source = out.get("query") if kind == "search" else out.get("url")
+            rows.append({"kind": kind, "source": source or key, "failure": out.get("failure") or "error",
+                         "error": out.get("error") or ""})
+    return frame(rows, FAILURES_COLUMNS)
+
+
+def omitted_frame(task: TaskRef) -> pd.DataFrame:
+    """Discovered URLs that were not read (page budget, origin, per-round page cap).
+
+    Args:
+        task: the task directory (or view).
+
+    Returns:
+        Columns ``url``, ``reason`` (``page-budget``, ``origin-not-allowed``, ``max-pages``) and
+        ``round`` (research round; None for Web QA).
+    """
+    view = as_view(task)
+    if view.pattern == "web_qa":
+        rows = list((view.stage("read") or {}).get("omitted", []))
+    else:
+        rows = list((view.report or {}).get("omitted_urls", []))
+    return frame(rows, OMITTED_COLUMNS)
+
+
+__all__ = [
+    "BUDGET_COLUMNS",
+    "CLAIMS_COLUMNS",
+    "EVIDENCE_COLUMNS",
+    "FAILURES_COLUMNS",
+    "OMITTED_COLUMNS",
+    "PAGES_COLUMNS",
+    "QUERY_PLAN_COLUMNS",
+    "SEARCH_HITS_COLUMNS",
+    "TaskRef",
+    "as_view",
+    "budget_frame",
+    "claims_frame",
+    "evidence_frame",
+    "failures_frame",
+    "frame",
+    "omitted_frame",
+    "pages_frame",
+    "query_plan_frame",
+    "search_hits_frame",
+]

@@ -1,0 +1,152 @@
+"""Deep research frames: rounds, coverage per sub-question per round, the stop reason.
+
+Reads the research Memory layout (``docs/PATTERNS.md`` plus ``round/<n>/plan``,
+``round/<n>/reads`` and ``stage/round/<n>`` written by
+:mod:`ditto_nb.patterns.deep_research.plan`). Frames for a stage not reached yet are empty with
+the documented columns.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from ditto_nb.errors import ConfigError
+from ditto_nb.notebook.frames import TaskRef, as_view, frame
+from ditto_nb.notebook.memory_view import TaskView
+from ditto_nb.patterns.deep_research.evidence import accumulate
+
+ROUNDS_COLUMNS = ["round", "queries", "reads", "new_evidence", "assessed", "covered", "gaps", "conflicts",
+                  "next_queries"]
+COVERAGE_COLUMNS = ["round", "index", "question", "status", "evidence_ids", "gap", "next_queries"]
+
+
+def _require_research(view: TaskView) -> None:
+    if view.pattern != "deep_research":
+        raise ConfigError(f"{view.directory} is a {view.pattern} task, not deep research")
+
+
+def _round_records(view: TaskView) -> list[dict[str, Any]]:
+    records = [dict(v) for _k, v in view.prefixed("stage/round/") if isinstance(v, dict)]
+    return sorted(records, key=lambda r: int(r["round"]))
+
+
+def research_evidence(view: TaskView) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The accumulated research evidence and what the 48,000-character cap left out.
+
+    Uses ``stage/evidence`` once written (at synthesis); before that, rebuilds it with
+    :func:`ditto_nb.patterns.deep_research.evidence.accumulate` from the completed page reads of
+    each round, in the round's frozen URL order (the same ids ``E1``, ``E2``... the plan assigns).
+
+    Args:
+        view: a research task view.
+
+    Returns:
+        ``(items, omitted)``: evidence items (chunk fields + ``id`` + ``round``) and omitted chunks.
+    """
+    stored = view.stage("evidence")
+    if isinstance(stored, dict):
+        return list(stored.get("items", [])), list(stored.get("omitted", []))
+    reads: dict[str, dict[str, Any]] = {}
+    for _key, row in view.ledger("read"):
+        out = row.get("output")
+        if row.get("status") == "done" and isinstance(out, dict):
+            reads[str(out.get("url"))] = out
+    evidence: list[dict[str, Any]] = []
+    omitted: list[dict[str, Any]] = []
+    plans = sorted((int(k.split("/")[0]), v) for k, v in view.prefixed("round/") if k.endswith("/reads"))
+    for number, plan in plans:
+        pages = [reads[u] for u in plan.get("urls", []) if u in reads and reads[u].get("ok")]
+        evidence, left_out, _added = accumulate(evidence, pages, number)
+        omitted += left_out
+    return evidence, omitted
+
+
+def rounds_frame(task: TaskRef) -> pd.DataFrame:
+    """One row per completed research round.
+
+    Args:
+        task: a research task directory (or view).
+
+    Returns:
+        Columns ``round`` (1-based), ``queries`` (list searched), ``reads`` (pages read, count),
+        ``new_evidence`` (distinct new chunks, count), ``assessed`` (bool), ``covered`` / ``gaps`` /
+        ``conflicts`` (sub-questions per status after the round, counts) and ``next_queries``
+        (list). Empty before the first round completed.
+
+    Raises:
+        ConfigError: not a research task.
+    """
+    view = as_view(task)
+    _require_research(view)
+    rows = []
+    for rec in _round_records(view):
+        statuses = [c.get("status") for c in rec.get("coverage", [])]
+        rows.append({
+            "round": rec["round"], "queries": list(rec.get("queries", [])), "reads": len(rec.get("reads", [])),
+            "new_evidence": rec.get("new_evidence"), "assessed": rec.get("assessed"),
+            "covered": statuses.count("covered"), "gaps": statuses.count("gap"),
+            "conflicts": statuses.count("conflict"), "next_queries": list(rec.get("next_queries", [])),
+        })
+    return frame(rows, ROUNDS_COLUMNS)
+
+
+def coverage_frame(task: TaskRef) -> pd.DataFrame:
+    """Coverage of every sub-question after every assessed round (sub-question × round).
+
+    Args:
+        task: a research task directory (or view).
+
+    Returns:
+        Columns ``round``, ``index`` (1-based sub-question number), ``question``, ``status``
+        (``covered`` / ``gap`` / ``conflict``), ``evidence_ids`` (list of ``E<n>``), ``gap`` (the
+        concrete gap, "" when covered) and ``next_queries`` (list). Empty before the first
+        assessment.
+
+    Raises:
+        ConfigError: not a research task.
+    """
+    view = as_view(task)
+    _require_research(view)
+    rows = [{**c, "round": rec["round"]} for rec in _round_records(view) if rec.get("assessed")
+            for c in rec.get("coverage", [])]
+    return frame(rows, COVERAGE_COLUMNS)
+
+
+def stop_reason_summary(task: TaskRef) -> dict[str, Any]:
+    """Why and where a research task stopped.
+
+    Args:
+        task: a research task directory (or view).
+
+    Returns:
+        ``{"stop_reason": str | None (None until the report), "status": "complete" | "partial" |
+        "needs-clarification" | None, "rounds": int (completed), "max_rounds": int, "gaps": [str],
+        "budgets": {name: {"used", "limit"}}}``.
+
+    Raises:
+        ConfigError: not a research task.
+    """
+    from ditto_nb.notebook.frames import budget_frame
+
+    view = as_view(task)
+    _require_research(view)
+    report = view.report or {}
+    records = _round_records(view)
+    last = records[-1].get("coverage", []) if records else []
+    coverage = report.get("coverage", last)
+    budgets = {str(r["budget"]): {"used": int(r["used"]), "limit": int(r["limit"])}
+               for r in budget_frame(view).to_dict("records")}
+    return {
+        "stop_reason": report.get("stop_reason"),
+        "status": report.get("status"),
+        "rounds": len(records),
+        "max_rounds": view.request.get("max_rounds"),
+        "gaps": [f"{c['question']}: {c.get('gap', '')}" for c in coverage if c.get("status") == "gap"],
+        "budgets": budgets,
+    }
+
+
+__all__ = ["COVERAGE_COLUMNS", "ROUNDS_COLUMNS", "coverage_frame", "research_evidence", "rounds_frame",
+           "stop_reason_summary"]
