@@ -56,18 +56,22 @@ def as_view(task: TaskRef) -> TaskView:
     return task if isinstance(task, TaskView) else load_task(task)
 
 
-def frame(rows: Iterable[Mapping[str, Any]], columns: Sequence[str]) -> pd.DataFrame:
+def frame(rows: Iterable[Mapping[str, Any]], columns: Sequence[str], ints: Sequence[str] = ()) -> pd.DataFrame:
     """Build a frame with exactly ``columns`` (missing keys → None; no rows → empty frame).
 
     Args:
         rows: row mappings.
         columns: the column names, in order.
+        ints: columns holding integers or None, typed as pandas' nullable ``Int64``.
 
     Returns:
         The DataFrame.
     """
     data = [{c: row.get(c) for c in columns} for row in rows]
-    return pd.DataFrame(data, columns=list(columns))
+    df = pd.DataFrame(data, columns=list(columns), dtype=object)
+    for column in ints:
+        df[column] = pd.array([None if v is None else int(v) for v in df[column]], dtype="Int64")
+    return df.infer_objects()
 
 
 def _outputs(view: TaskView, kind: str) -> list[tuple[str, dict[str, Any]]]:
@@ -101,7 +105,7 @@ def query_plan_frame(task: TaskRef) -> pd.DataFrame:
         if not rounds and isinstance(view.stage("plan"), dict):
             rows = [{"round": 1, "index": i, "query": q, "source": "plan"}
                     for i, q in enumerate(view.stage("plan").get("queries", []), 1)]
-    return frame(rows, QUERY_PLAN_COLUMNS)
+    return frame(rows, QUERY_PLAN_COLUMNS, ints=("round", "index"))
 
 
 def search_hits_frame(task: TaskRef) -> pd.DataFrame:
@@ -120,7 +124,7 @@ def search_hits_frame(task: TaskRef) -> pd.DataFrame:
     for _key, out in _outputs(view, "search"):
         for hit in out.get("hits") or []:
             rows.append({**hit, "query": hit.get("query") or out.get("query")})
-    return frame(rows, SEARCH_HITS_COLUMNS)
+    return frame(rows, SEARCH_HITS_COLUMNS, ints=("rank",))
 
 
 def _body_bytes(store: SnapshotStore, sha256: str) -> int | None:
@@ -161,7 +165,7 @@ def pages_frame(task: TaskRef) -> pd.DataFrame:
             "paragraphs": len(out.get("paragraphs") or []) if ok else 0,
             "bytes": _body_bytes(store, sha) if ok else None,
         })
-    return frame(rows, PAGES_COLUMNS)
+    return frame(rows, PAGES_COLUMNS, ints=("status", "paragraphs", "bytes"))
 
 
 def _read_pages(view: TaskView) -> list[dict[str, Any]]:
@@ -248,7 +252,7 @@ def evidence_frame(task: TaskRef) -> pd.DataFrame:
         c = cited.get(str(row.get("chunk_id")))
         row.update(quote=c.get("quote") if c else None, start=c.get("start") if c else None,
                    end=c.get("end") if c else None)
-    return frame(rows, EVIDENCE_COLUMNS)
+    return frame(rows, EVIDENCE_COLUMNS, ints=("paragraph_index", "start", "end"))
 
 
 def claims_frame(task: TaskRef) -> pd.DataFrame:
@@ -315,12 +319,12 @@ def budget_frame(task: TaskRef) -> pd.DataFrame:
                   ("read", req.get("max_pages"), "task")]
         rows = [{"budget": n, "used": used.get(n, 0), "limit": lim, "scope": s} for n, lim, s in limits]
     else:
-        limits = [("searches", req.get("max_searches")), ("reads", req.get("max_read_pages")),
+        totals = [("searches", req.get("max_searches")), ("reads", req.get("max_read_pages")),
                   ("model_calls", req.get("max_model_calls"))]
-        rows = [{"budget": n, "used": used.get(n, 0), "limit": lim, "scope": "task"} for n, lim in limits]
+        rows = [{"budget": n, "used": used.get(n, 0), "limit": lim, "scope": "task"} for n, lim in totals]
         rounds = sum(1 for k, _v in view.prefixed("stage/round/"))
         rows.append({"budget": "rounds", "used": rounds, "limit": req.get("max_rounds"), "scope": "task"})
-    return frame(rows, BUDGET_COLUMNS)
+    return frame(rows, BUDGET_COLUMNS, ints=("used", "limit"))
 
 
 def failures_frame(task: TaskRef) -> pd.DataFrame:
@@ -364,7 +368,7 @@ def omitted_frame(task: TaskRef) -> pd.DataFrame:
         rows = list((view.stage("read") or {}).get("omitted", []))
     else:
         rows = list((view.report or {}).get("omitted_urls", []))
-    return frame(rows, OMITTED_COLUMNS)
+    return frame(rows, OMITTED_COLUMNS, ints=("round",))
 
 
 __all__ = [

@@ -230,18 +230,22 @@ class ContextWorker:
         client = await self._client()
         key = self.key(scope)
         url = self._url or "<embedded>"
+        mirrored: list[tuple[str, Any]] | None = None
+        if update:
+            # Memory first: an update survives Redis being down (the mirror is the rebuild source).
+            mirrored = await self.memory.items(namespace, MEMORY_KEY_PREFIX)
+            await self.memory.put_many([(namespace, MEMORY_KEY_PREFIX + field, value) for field, value in update.items()])
         with _redis_errors(url):
             raw = await client.hgetall(key)
         values = {str(field): json.loads(text) for field, text in raw.items()}
         rebuilt = False
         if not raw:
-            stored = await self.memory.items(namespace, MEMORY_KEY_PREFIX)
+            stored = mirrored if mirrored is not None else await self.memory.items(namespace, MEMORY_KEY_PREFIX)
             values = {mkey[len(MEMORY_KEY_PREFIX) :]: value for mkey, value in stored}
             rebuilt = bool(values)
             if rebuilt:
                 logger.info("Context: rebuilt %s from Memory (%d fields)", scope, len(values))
         if update:
-            await self.memory.put_many([(namespace, MEMORY_KEY_PREFIX + field, value) for field, value in update.items()])
             values.update(update)
         to_write = values if not raw else (update or {})
         with _redis_errors(url):

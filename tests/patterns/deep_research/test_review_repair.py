@@ -1,0 +1,78 @@
+"""Deep research: the independent review rejects the draft → exactly one repair (SPEC §4).
+
+A review that fails the first draft leads to one repair and a second review; when that passes the
+report is published, when it fails too the task raises ``UngroundedAnswer`` and publishes nothing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ditto_nb.errors import UngroundedAnswer
+from ditto_nb.patterns.deep_research import ResearchReport
+from tests.patterns.deep_research.helpers import Rule, Script, bridge_corpus, make_request, run
+
+PROBLEM = "conclusion 1 does not say the bridge was completed in 1931"
+
+
+@pytest.fixture
+def config(scripted_config: Any, redis_url: str) -> Any:
+    return scripted_config(redis_url=redis_url)
+
+
+class Reviewer:
+    """The one-round bridge script whose review fails the first ``failures`` reviews."""
+
+    def __init__(self, failures: int) -> None:
+        self.script = Script(rules=[Rule("Who designed the Zarnow Bridge?", r"designed by engineer [A-Z]\w+ [A-Z]\w+")],
+                             queries=["Zarnow Bridge"])
+        self.failures = failures
+        self.reviews = 0
+        self.repair_prompts: list[str] = []
+
+    def __call__(self, request: dict[str, Any]) -> Any:
+        reply = self.script(request)
+        purpose = self.script.purposes[-1]
+        if purpose == "repair":
+            self.repair_prompts.append("\n".join(m["content"] for m in request["messages"]))
+        if purpose == "review":
+            self.reviews += 1
+            if self.reviews <= self.failures:
+                return {"ok": False, "problems": [PROBLEM]}
+        return reply
+
+
+def test_failed_review_gets_one_repair_then_publishes(
+    sandbox_factory: Any, scripted_model: Any, config: Any, tmp_path: Path
+) -> None:
+    web = sandbox_factory(bridge_corpus())
+    reviewer = Reviewer(failures=1)
+    scripted_model.responder = reviewer
+    report = run(web, config, tmp_path / "task", make_request(web))
+    assert isinstance(report, ResearchReport)
+    purposes = reviewer.script.purposes
+    assert purposes[-4:] == ["report", "review", "repair", "review"]
+    assert purposes.count("repair") == 1 and purposes.count("review") == 2
+    assert len(reviewer.repair_prompts) == 1 and PROBLEM in reviewer.repair_prompts[0]  # the repair saw why
+    assert report.review["repaired"] is True and report.review["ok"] is True
+    assert any("designed by engineer Ilse Marrek" == c.quote for c in report.conclusions)
+    published = (tmp_path / "task" / "output" / "report.json").read_text()
+    assert report.id in published
+    assert (tmp_path / "task" / "output" / "report.md").exists()
+
+
+def test_second_review_failure_is_ungrounded_and_unpublished(
+    sandbox_factory: Any, scripted_model: Any, config: Any, tmp_path: Path
+) -> None:
+    web = sandbox_factory(bridge_corpus())
+    reviewer = Reviewer(failures=2)
+    scripted_model.responder = reviewer
+    with pytest.raises(UngroundedAnswer, match="failed review"):
+        run(web, config, tmp_path / "task", make_request(web))
+    assert reviewer.script.purposes.count("repair") == 1  # never a second repair
+    assert reviewer.script.purposes[-4:] == ["report", "review", "repair", "review"]
+    assert not (tmp_path / "task" / "output" / "report.json").exists()
+    assert not (tmp_path / "task" / "output" / "report.md").exists()
