@@ -11,11 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import redis
 import typer
 from typer.testing import CliRunner
 
 from ditto_nb.cli import qa
+from tests.fixtures.redis_fixtures import delete_keys
 from ditto_nb.testing.scripted_model import ScriptedModel
 
 CHUNK_LINE = re.compile(r"^\[(C\d+)\] \((.*?) - (https://[^)]+)\) (.*)$")
@@ -89,17 +89,11 @@ def runner() -> CliRunner:
 
 
 @pytest.fixture
-def task_id() -> Iterator[str]:
+def task_id(redis_url: str) -> Iterator[str]:
     """A unique task id; its Context keys in the test Redis are deleted after the test."""
     value = f"cli-{uuid.uuid4().hex[:12]}"
     yield value
-    client = redis.Redis.from_url("redis://127.0.0.1:6379/0", socket_timeout=2)
-    try:
-        keys = list(client.scan_iter(match=f"*{value}*", count=500))
-        if keys:
-            client.delete(*keys)
-    finally:
-        client.close()
+    delete_keys(redis_url, f"*{value}*")
 
 
 @pytest.fixture

@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from ditto_nb.sandbox import demo_corpus_path
 from ditto_nb.testing.scripted_model import ScriptedModel
+from tests.fixtures.redis_fixtures import delete_keys
 from tests.cli.conftest import AnswerScript
 
 QUESTION = "Which river flows through the city where the Eiffel Tower stands?"
@@ -101,6 +102,7 @@ def test_ask_show_resume_round_trip(
 
 def test_demo_command_answers_and_replays(
     tmp_path: Path, cli_app: typer.Typer, runner: CliRunner, cli_config: Path, scripted_model: ScriptedModel,
+    redis_url: str,
 ) -> None:
     scripted_model.responder = AnswerScript("Seine")
     task_dir = tmp_path / "demo"
@@ -116,19 +118,9 @@ def test_demo_command_answers_and_replays(
         assert scripted_model.call_count == calls
         assert second.stdout == first.stdout
     finally:
-        _drop_context("demo-scripted-demo-1")
+        delete_keys(redis_url, "*demo-scripted-demo-1*")
 
 
-def _drop_context(task_id: str) -> None:
-    import redis
-
-    client = redis.Redis.from_url("redis://127.0.0.1:6379/0", socket_timeout=2)
-    try:
-        keys = list(client.scan_iter(match=f"*{task_id}*", count=500))
-        if keys:
-            client.delete(*keys)
-    finally:
-        client.close()
 
 
 def test_changed_question_is_a_clear_error(

@@ -28,18 +28,17 @@ from ditto_nb.web import SnapshotStore
 pytestmark = pytest.mark.local_model
 
 QUESTIONS = load_hotpotqa_questions(demo_questions_path())[:3]
-REDIS_URL = os.environ.get("DITTO_TEST_REDIS_URL") or "redis://127.0.0.1:6379/0"
 
 
 @pytest.fixture(scope="module")
-def local_config() -> RuntimeConfig:
+def local_config(redis_url: str) -> RuntimeConfig:
     """The packaged configuration with the ``local`` provider as default and the test Redis;
     its llama.cpp server is started once for the module (reused if already answering)."""
     base = load_runtime_config({}, None)
     provider = base.providers["local"]
     config = base.model_copy(update={
         "model": ModelSelection(provider="local", model=provider.model or "local"),
-        "context": base.context.model_copy(update={"redis_url": REDIS_URL}),
+        "context": base.context.model_copy(update={"redis_url": redis_url}),
     })
     ensure_local_provider(config, "local")
     return config

@@ -25,7 +25,7 @@ from ditto_nb.patterns.web_qa import WebQaReport, WebQaRequest
 from ditto_nb.testing.scripted_config import scripted_runtime_config
 from ditto_nb.testing.scripted_model import ScriptedModel
 from ditto_nb.workers import open_task_store
-from tests.fixtures.redis_fixtures import RedisServerProcess
+from tests.fixtures.redis_fixtures import RedisServerProcess, delete_keys
 from tests.patterns.web_qa.helpers import Script, make_request, purpose_of, run_once
 
 
@@ -34,13 +34,7 @@ def task_id(redis_url: str) -> Iterator[str]:
     """A unique task id; its Context hash is deleted from the test Redis after the test."""
     value = f"ctx-{uuid.uuid4().hex[:12]}"
     yield value
-    client = redis.Redis.from_url(redis_url, socket_timeout=2)
-    try:
-        keys = list(client.scan_iter(match=f"*:{value}", count=500))
-        if keys:
-            client.delete(*keys)
-    finally:
-        client.close()
+    delete_keys(redis_url, f"*:{value}")
 
 
 def context_hash(url: str, request: WebQaRequest) -> dict[str, Any]:
