@@ -8,10 +8,13 @@ Public API (stable; reused by ``web_qa`` and ``deep_research``):
   :func:`verify_quote`, :func:`verify_quotes` (``quotes.py``)
 - :class:`CrossCheck`, :func:`crosscheck`, :class:`Conflict`, :func:`verify_conflict`
   (``crosscheck.py``)
+- :func:`bm25_rank`, :class:`Ranked`, :func:`excerpt` (``rank.py``): lexical ranking of chunks and
+  sentence-bounded excerpts for short small-model prompts
 """
 
 from ditto_nb.evidence.chunks import Chunk, chunk_id_for, chunks_by_id, chunks_from_page, dedupe_mirrors
 from ditto_nb.evidence.crosscheck import Conflict, CrossCheck, crosscheck, verify_conflict
+from ditto_nb.evidence.rank import Ranked, bm25_rank, excerpt
 from ditto_nb.evidence.quotes import (
     QuoteCheck,
     QuoteLocation,
@@ -27,6 +30,9 @@ __all__ = [
     "CrossCheck",
     "QuoteCheck",
     "QuoteLocation",
+    "Ranked",
+    "bm25_rank",
+    "excerpt",
     "chunk_id_for",
     "chunks_by_id",
     "chunks_from_page",

@@ -8,7 +8,9 @@ schema), see ``docs/LOCAL_MODEL.md``.
 
 Readiness is ``GET /v1/models`` answering 200. A server already answering on the port with our
 model alias is reused instead of starting a second one (e.g. one left by an earlier kernel);
-anything else on that port is an error. Servers this process started are stopped at interpreter
+anything else on that port is an error. A server busy generating may answer ``/v1/models`` late:
+when the port accepts TCP connections but the 2 s probe fails, :meth:`LocalModelServer.start`
+keeps probing for up to :data:`BUSY_WAIT_SECONDS` and never starts a second server on a held port. Servers this process started are stopped at interpreter
 exit (``atexit``) unless started with ``keep_running=True``.
 """
 
@@ -17,6 +19,7 @@ from __future__ import annotations
 import atexit
 import importlib.util
 import os
+import socket
 import subprocess
 import sys
 import threading
@@ -36,6 +39,45 @@ HOST: Final = "127.0.0.1"
 
 LOG_TAIL_BYTES: Final = 4000
 """How much of the server log (bytes) is quoted in a start-up error."""
+
+BUSY_WAIT_SECONDS: Final = 60.0
+"""How long to wait for ``/v1/models`` when the port is held but the server does not answer yet
+(a llama.cpp server busy generating can answer late); a second server is never started there."""
+
+
+def _port_held(port: int, timeout_seconds: float = 1.0) -> bool:
+    """True when something accepts TCP connections on ``127.0.0.1:port``."""
+    try:
+        with socket.create_connection((HOST, port), timeout=timeout_seconds):
+            return True
+    except OSError:
+        return False
+
+
+def _probe_held_port(port: int, wait_seconds: float) -> list[str] | None:
+    """Probe ``/v1/models`` on a held port for up to ``wait_seconds`` (seconds), patiently.
+
+    Returns:
+        The model ids once the server answers, or None when the port was released meanwhile
+        (then a server may be started).
+
+    Raises:
+        ModelTransportError: the port stays held without ``/v1/models`` answering (retryable).
+    """
+    deadline = time.monotonic() + wait_seconds
+    while True:
+        left = deadline - time.monotonic()
+        ids = _probe_models(port, timeout_seconds=max(2.0, min(15.0, left)))
+        if ids is not None:
+            return ids
+        if not _port_held(port):
+            return None
+        if time.monotonic() >= deadline:
+            raise ModelTransportError(
+                f"port {port} on {HOST} accepts connections but GET /v1/models did not answer within "
+                f"{wait_seconds:.0f} s; not starting a second server on a held port"
+            )
+        time.sleep(1.0)
 
 
 def _probe_models(port: int, timeout_seconds: float = 2.0) -> list[str] | None:
@@ -113,6 +155,8 @@ class LocalModelServer:
         self.model_path = Path(model_path) if model_path is not None else None
         self.start_timeout_seconds = start_timeout_seconds
         self.keep_running = keep_running
+        self.busy_wait_seconds = BUSY_WAIT_SECONDS
+        """How long (seconds) to wait for a held but busy port to answer before giving up."""
         self.reused = False
         """True when :meth:`start` found a compatible server already answering."""
         self.start_seconds: float | None = None
@@ -180,13 +224,17 @@ class LocalModelServer:
         Raises:
             ConfigError: llama-cpp-python is not installed; the weights are missing or corrupt;
                 the port is held by a server that does not report our model alias.
-            ModelTransportError: the server exited during start-up (``retryable=False``) or did
+            ModelTransportError: the port is held but ``/v1/models`` did not answer within
+                ``busy_wait_seconds`` (retryable; no second server is started); the server exited
+                during start-up (``retryable=False``) or did
                 not answer within ``start_timeout_seconds``; the message quotes the log tail.
         """
         began = time.monotonic()
         if self._process is not None and self._process.poll() is None and self.is_running():
             return self
         ids = _probe_models(self.port)
+        if ids is None and _port_held(self.port):
+            ids = _probe_held_port(self.port, self.busy_wait_seconds)
         if ids is not None:
             if self.model_alias not in ids:
                 raise ConfigError(
@@ -376,6 +424,7 @@ def ensure_local_provider(
 
 
 __all__ = [
+    "BUSY_WAIT_SECONDS",
     "HOST",
     "LocalModelServer",
     "ensure_local_provider",

@@ -8,12 +8,14 @@ Public API:
   :func:`rounds_frame`, :func:`coverage_frame`, :func:`stop_reason_summary`.
 - styles: :func:`style_coverage`, :func:`style_claims`.
 - export: :func:`export_markdown`, :func:`export_json`, :func:`render_report_markdown`.
+- :func:`without_times`: compare reports of two runs, ignoring timestamps.
 - :func:`load_task` / :class:`TaskView`: the read-only Memory view the frames use.
 
 Widgets (:mod:`ditto_nb.notebook.widgets`: ``RequestForm``, ``StageProgress``) and the notebook
 environment (:mod:`ditto_nb.notebook.demo`) are imported from their modules.
 """
 
+from ditto_nb.notebook.compare import without_times
 from ditto_nb.notebook.export import export_json, export_markdown, render_report_markdown
 from ditto_nb.notebook.frames import (
     budget_frame,
@@ -48,4 +50,5 @@ __all__ = [
     "stop_reason_summary",
     "style_claims",
     "style_coverage",
+    "without_times",
 ]

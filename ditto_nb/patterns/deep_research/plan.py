@@ -28,15 +28,18 @@ from ditto_nb.patterns.deep_research.evidence import accumulate, prompt_view, ra
 from ditto_nb.patterns.deep_research.report import CitedConclusion, ResearchReport, check_draft, conflict_sides, render_markdown
 from ditto_nb.patterns.deep_research.request import ResearchRequest, parse_request
 from ditto_nb.patterns.deep_research.stages import (
+    RESUME_ROW_NODES,
     add_clock,
     add_dispatch,
+    add_model_call,
     add_persist,
     context_node,
+    model_payload,
     resume_graph,
 )
 from ditto_nb.patterns.deep_research.tools import TOOL_PUBLISH, TOOL_READ, TOOL_SEARCH, TOOL_SNAPSHOTS
 from ditto_nb.patterns.common import run_step
-from ditto_nb.runtime.capabilities import INFER_REASONING_SAMPLE, INTERACTION_ACT_TOOL
+from ditto_nb.runtime.capabilities import INTERACTION_ACT_TOOL
 from ditto_nb.runtime.graph import Graph, GraphStep, graph
 from ditto_nb.web.policy import origin_of
 
@@ -47,12 +50,14 @@ BUDGET_LIMITS = {"searches": "max_searches", "reads": "max_read_pages", "model_c
 class _State:
     """What the plan knows: Memory rows from ``resume``, budget counters, the clock."""
 
-    def __init__(self, request: ResearchRequest, rows: list[list[Any]], now: float) -> None:
+    def __init__(self, request: ResearchRequest, resumed: dict[str, Any]) -> None:
         self.request = request
-        self.rows: dict[str, Any] = {str(k): v for k, v in rows}
+        self.rows: dict[str, Any] = {str(k): v for node in RESUME_ROW_NODES for k, v in resumed[node] or []}
+        if resumed["report"] is not None:
+            self.rows["report"] = resumed["report"]
         self.used = {name: int(self.rows.get(f"budget/{name}") or 0) for name in BUDGET_LIMITS}
-        self.started_at = float(self.rows["request"]["started_at"])
-        self.now = now
+        self.started_at = float(resumed["started"])
+        self.now = float(resumed["clock"])
         self.pending: list[tuple[str, Any]] = []
         self.worked = False
 
@@ -101,17 +106,12 @@ def _model(st: _State, key: str, purpose: str, messages: list[dict[str, str]], s
     if output is None:
         st.charge("model_calls")
         g = graph(key.removeprefix("model:"))
-        add_dispatch(g, st.request.namespace, key, "model", "model_calls", INFER_REASONING_SAMPLE,
-                     _payload(model, purpose, messages, schema), after=_after(st))
+        add_model_call(g, st.request.namespace, key,
+                       model_payload(model, purpose, messages, schema, prompts.MAX_TOKENS.get(purpose)),
+                       after=_after(st))
         out = yield from _run(st, g, purpose, round_number)
         output = out[f"call:{key}"]
     return schema.model_validate(output["output"]).model_dump()
-
-
-def _payload(model: dict[str, Any], purpose: str, messages: list[dict[str, str]], schema: type[BaseModel]) -> Any:
-    from ditto_nb.patterns.deep_research.stages import model_payload
-
-    return model_payload(model, purpose, messages, schema)
 
 
 def _normalize_plan(request: ResearchRequest, raw: dict[str, Any]) -> dict[str, Any]:
@@ -228,9 +228,7 @@ def run_research_loop(inp: dict[str, Any]) -> Plan:
     request = parse_request(inp["request"])
     model: dict[str, Any] = dict(inp["model"])
     stop_after = inp.get("stop_after")
-    binding = {"fingerprint": request.fingerprint(), "request": request.model_dump(mode="json")}
-    out = yield from run_step(resume_graph(request, binding))
-    st = _State(request, out["state"] or [], float(out["clock"]))
+    st = _State(request, (yield from run_step(resume_graph(request))))
 
     if isinstance(st.rows.get("report"), dict):
         return (yield from _publish(st, st.rows["report"]))

@@ -198,6 +198,15 @@ def repair_messages(
     return [_system("repair", body), {"role": "user", "content": user}]
 
 
+MAX_TOKENS: dict[str, int] = {
+    "research-plan": 200,
+    "assess": 200,
+    "report": 400,
+    "review": 120,
+    "repair": 400,
+}
+"""Completion token limit per purpose (tokens): small outputs keep small local models fast."""
+
 OUTPUT_SCHEMAS: dict[str, type[BaseModel]] = {
     "research-plan": PlanOutput,
     "assess": AssessOutput,
@@ -208,6 +217,7 @@ OUTPUT_SCHEMAS: dict[str, type[BaseModel]] = {
 """Output schema per purpose."""
 
 __all__ = [
+    "MAX_TOKENS",
     "OUTPUT_SCHEMAS",
     "AssessOutput",
     "Assessment",

@@ -8,13 +8,12 @@ policy or budget is :class:`~ditto_nb.errors.RequestChanged` (checked by the pla
 
 from __future__ import annotations
 
-import hashlib
-import json
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ditto_nb.errors import InvalidRequest
+from ditto_nb.patterns.common.binding import fingerprint as canonical_fingerprint
 
 ResearchType = Literal["market", "industry", "academic", "competitive", "policy"]
 RESEARCH_TYPES: tuple[str, ...] = ("market", "industry", "academic", "competitive", "policy")
@@ -104,13 +103,12 @@ class ResearchRequest(BaseModel):
         return value
 
     def fingerprint(self) -> str:
-        """SHA-256 (hex) of the canonical JSON of the whole request except identity-free fields.
+        """SHA-256 (hex) of the canonical JSON of the whole request (the common task binding's).
 
         Returns:
             64 hex characters; equal requests give equal fingerprints.
         """
-        canonical = json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+        return canonical_fingerprint(self.model_dump(mode="json"))
 
     @property
     def namespace(self) -> str:

@@ -1,45 +1,80 @@
 """Stage graph builders of the research plan: flat DAGs of Worker nodes.
 
-A budgeted dispatch is four nodes: ``charge:<key>`` (``budget/<name>`` += 1), ``start:<key>``
-(ledger row ``started``), ``call:<key>`` (the Worker call) and ``done:<key>`` (ledger row
-``done`` with the output) — so the budget is in Memory before the dispatch (docs/PATTERNS.md).
-Every stage graph also carries a ``clock`` node (the plan never reads the clock itself) and
-a ``persist`` node for writes the plan queued.
+What comes from :mod:`ditto_nb.patterns.common` unchanged: the ``resume`` graph
+(:func:`~ditto_nb.patterns.common.build_resume_graph`: request binding and ``RequestChanged``,
+``stage/``/``ledger/``/``budget/`` rows, Context load/rebuild, ``policy_check`` and
+``snapshot_check`` of every page the task used), ``now_iso`` and ``run_step``.
+
+What research keeps, and why the common pieces cannot serve unchanged:
+
+- **Clock and persisted start time.** ``research_seconds`` counts from the task's first start,
+  pauses included (SPEC §4), and the plan may not read the clock itself. :func:`resume_graph`
+  therefore adds, to the common graph, a ``clock`` node (tool ``clock``), a ``start`` write of
+  ``started_at`` (only if absent) and reads of the research-only rows (``round/<n>/...`` frozen
+  round plans and the saved ``report``). Every other stage graph also ends with a ``clock`` node.
+- **Budgeted dispatch.** :func:`~ditto_nb.patterns.common.add_ledgered_call` charges the counter
+  named by the ledger ``kind`` (``budget/read``), while research budgets are the request's
+  counters ``budget/searches``, ``budget/reads`` and ``budget/model_calls`` (the names of
+  ``max_searches``, ``max_read_pages``, ``max_model_calls`` in reports and tests), and the common
+  resume checks need ledger kind ``read``. :func:`add_dispatch` is the same four-node pattern with
+  the counter named separately: ``charge:<key>`` (``budget/<name>`` += 1) → ``start:<key>``
+  (ledger row ``started``) → ``call:<key>`` (the Worker call) → ``done:<key>`` (ledger row
+  ``done`` with the output), so the budget is in Memory before the dispatch (docs/PATTERNS.md).
 """
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel
 
-from ditto_nb.errors import RequestChanged
-from ditto_nb.patterns.common import used_sources
+from ditto_nb.patterns.common import TaskScope, binding_for, build_resume_graph, check_binding, now_iso
 from ditto_nb.patterns.deep_research.request import ResearchRequest
-from ditto_nb.patterns.deep_research.tools import TOOL_CLOCK, TOOL_POLICY, TOOL_SNAPSHOTS
-from ditto_nb.runtime.capabilities import (
-    CONTEXT_LOAD,
-    INFER_REASONING_SAMPLE,
-    INTERACTION_ACT_TOOL,
-    MEMORY_GET,
-    MEMORY_WRITE,
-)
-from ditto_nb.runtime.graph import Graph, graph
+from ditto_nb.patterns.deep_research.tools import TOOL_CLOCK
+from ditto_nb.runtime.capabilities import CONTEXT_LOAD, INFER_REASONING_SAMPLE, INTERACTION_ACT_TOOL, MEMORY_GET, MEMORY_WRITE
+from ditto_nb.runtime.graph import Graph
+
+STARTED_KEY = "started_at"
+"""Memory key of the persisted start time (seconds since the epoch, written once)."""
+
+RESUME_ROW_NODES = ("stages", "ledger", "budget", "rounds")
+"""Resume-graph nodes whose outputs are ``[[key, value], ...]`` Memory rows."""
 
 
-def now_iso() -> str:
-    """Current UTC time as ISO-8601 (used inside node inputs, never by the plan)."""
-    return datetime.now(timezone.utc).isoformat()
+def task_scope(request: ResearchRequest) -> TaskScope:
+    """The task's Memory namespace and Context scope.
+
+    Args:
+        request: the validated request.
+
+    Returns:
+        ``TaskScope(research:{id}, research:{tenant}:{principal}:{id})``.
+    """
+    return TaskScope(namespace=request.namespace, scope=request.scope_key)
 
 
 def add_clock(g: Graph, after: tuple[str, ...] = ()) -> Graph:
-    """Add the ``clock`` node (tool ``clock``; output: seconds since the epoch)."""
+    """Add the ``clock`` node (tool ``clock``; output: seconds since the epoch).
+
+    Args:
+        g: the graph.
+        after: nodes that must finish first.
+
+    Returns:
+        ``g``.
+    """
     return g.node("clock", INTERACTION_ACT_TOOL, {"tool": TOOL_CLOCK, "args": {}}, after=after)
 
 
 def add_persist(g: Graph, namespace: str, writes: list[tuple[str, Any]]) -> None:
-    """Add a ``persist`` node writing ``writes`` (key, value) in one transaction, if any."""
+    """Add a ``persist`` node writing ``writes`` (key, value) in one transaction, if any.
+
+    Args:
+        g: the graph.
+        namespace: the task's Memory namespace.
+        writes: ``(key, JSON value)`` pairs queued by the plan.
+    """
     if writes:
         g.node(
             "persist",
@@ -58,13 +93,13 @@ def add_dispatch(
     payload: Any,
     after: tuple[str, ...] = (),
 ) -> str:
-    """Add the four nodes of one budgeted dispatch.
+    """Add the four nodes of one budgeted dispatch (see the module docstring).
 
     Args:
         g: the stage graph.
         namespace: the task's Memory namespace.
         key: the ledger key (``model:plan``, ``search:r1:q1``, ``read:r1:<hash>``).
-        kind: ``model``, ``search`` or ``read``.
+        kind: ``model``, ``search`` or ``read`` (ledger row kind).
         budget: the counter name (``model_calls``, ``searches``, ``reads``).
         capability: the capability dispatched.
         payload: the dispatched input (a value).
@@ -94,90 +129,109 @@ def add_dispatch(
 
 
 def model_payload(
-    model: dict[str, Any], purpose: str, messages: list[dict[str, str]], schema: type[BaseModel]
+    model: dict[str, Any], purpose: str, messages: list[dict[str, str]], schema: type[BaseModel],
+    max_tokens: int | None = None,
 ) -> dict[str, Any]:
-    """The ``INFER.REASONING.SAMPLE`` input of one research model call."""
-    return {
+    """The ``INFER.REASONING.SAMPLE`` input of one research model call.
+
+    Args:
+        model: ``{"provider", "model"}``.
+        purpose: the call's purpose (``Task: <purpose>``).
+        messages: chat messages.
+        schema: the output schema.
+        max_tokens: completion token limit (tokens); None keeps the provider's default.
+
+    Returns:
+        The Infer Worker input.
+    """
+    payload: dict[str, Any] = {
         "provider": model["provider"],
         "model": model["model"],
         "messages": messages,
         "output_schema": schema,
         "purpose": purpose,
     }
+    if max_tokens is not None:
+        payload["max_tokens"] = max_tokens
+    return payload
 
 
 def add_model_call(
-    g: Graph, namespace: str, key: str, model: dict[str, Any], purpose: str,
-    messages: list[dict[str, str]], schema: type[BaseModel],
+    g: Graph, namespace: str, key: str, payload: dict[str, Any], after: tuple[str, ...] = (),
 ) -> str:
-    """Add one budgeted model call (budget ``model_calls``); returns the call node id."""
-    return add_dispatch(g, namespace, key, "model", "model_calls", INFER_REASONING_SAMPLE,
-                        model_payload(model, purpose, messages, schema))
+    """Add one budgeted model call (budget ``model_calls``).
+
+    Args:
+        g: the stage graph.
+        namespace: the task's Memory namespace.
+        key: the ledger key (``model:<purpose>[:rN]``).
+        payload: :func:`model_payload` output.
+        after: nodes that must finish before the charge.
+
+    Returns:
+        The call node id.
+    """
+    return add_dispatch(g, namespace, key, "model", "model_calls", INFER_REASONING_SAMPLE, payload, after=after)
 
 
-def resume_graph(request: ResearchRequest, binding: dict[str, Any]) -> Graph:
-    """The ``resume`` graph run first on every call.
+def resume_graph(request: ResearchRequest) -> Graph:
+    """The ``resume`` graph run first on every call: the common one plus the research rows.
 
-    Nodes: ``clock``; ``bind`` (write the request binding with the persisted start time, only if
-    absent); ``binding`` (read it back); ``state`` (every Memory row of the task — refuses a
-    changed request with :class:`RequestChanged`); ``context`` (Context load, rebuilt from Memory
-    when Redis lost it); ``policy`` and ``snapshots`` (re-check the origins and the SHA-256 of
-    every page the task used).
+    Added to :func:`~ditto_nb.patterns.common.build_resume_graph`: ``clock``; ``start`` (write
+    ``started_at`` = the clock, only if absent); ``started`` (read it back); ``rounds`` (the
+    ``round/`` rows); ``report`` (the saved report, if any). ``started``/``rounds``/``report`` run
+    after ``binding`` and refuse a changed request with ``RequestChanged`` like the common nodes.
 
     Args:
         request: the request of this call.
-        binding: ``{"fingerprint", "request"}`` of this request.
 
     Returns:
         The graph.
     """
-    ns = request.namespace
-    g = graph("resume")
+    task = task_scope(request)
+    ns = task.namespace
+    binding = binding_for(request.model_dump(mode="json"))
+    g = build_resume_graph(task, binding)
     add_clock(g)
-    g.node("bind", MEMORY_WRITE,
-           lambda deps: {"namespace": ns, "key": "request", "if_absent": True,
-                         "value": {**binding, "started_at": deps["clock"]}},
-           after=("clock",))
-    g.node("binding", MEMORY_GET, {"namespace": ns, "key": "request"}, after=("bind",))
 
-    def state_input(deps: dict[str, Any]) -> dict[str, Any]:
-        stored = deps["binding"] or {}
-        if stored.get("fingerprint") != binding["fingerprint"]:
-            raise RequestChanged(
-                f"task {request.id!r} already holds a different request (topic, policy or budgets); "
-                "use a new task id or directory"
-            )
-        return {"namespace": ns, "prefix": ""}
+    def checked(make: Callable[[dict[str, Any]], dict[str, Any]]) -> Callable[[dict[str, Any]], dict[str, Any]]:
+        def compute(deps: dict[str, Any]) -> dict[str, Any]:
+            check_binding(deps["binding"], binding)
+            return make(deps)
 
-    g.node("state", MEMORY_GET, state_input, after=("binding",))
-    g.node("context", CONTEXT_LOAD, {"scope": request.scope_key, "namespace": ns, "update": None},
-           after=("state",))
-    g.node("policy", INTERACTION_ACT_TOOL,
-           lambda deps: {"tool": TOOL_POLICY, "args": {"origins": used_sources(_ledger(deps["state"]))[0]}},
-           after=("state",))
-    g.node("snapshots", INTERACTION_ACT_TOOL,
-           lambda deps: {"tool": TOOL_SNAPSHOTS, "args": {"sha256s": used_sources(_ledger(deps["state"]))[1]}},
-           after=("state",))
+        return compute
+
+    g.node("start", MEMORY_WRITE,
+           checked(lambda deps: {"namespace": ns, "key": STARTED_KEY, "value": deps["clock"], "if_absent": True}),
+           after=("clock", "binding"))
+    g.node("started", MEMORY_GET, checked(lambda _: {"namespace": ns, "key": STARTED_KEY}), after=("start", "binding"))
+    g.node("rounds", MEMORY_GET, checked(lambda _: {"namespace": ns, "prefix": "round/"}), after=("binding",))
+    g.node("report", MEMORY_GET, checked(lambda _: {"namespace": ns, "key": "report"}), after=("binding",))
     return g
 
 
-def _ledger(rows: list[list[Any]] | None) -> list[Any]:
-    return [[key, value] for key, value in rows or [] if str(key).startswith("ledger/")]
-
-
 def context_node(g: Graph, request: ResearchRequest, update: dict[str, Any], after: tuple[str, ...] = ()) -> None:
-    """Add a ``context`` node writing the working set ``update`` to the task's Context."""
+    """Add a ``context`` node writing the working set ``update`` to the task's Context.
+
+    Args:
+        g: the graph.
+        request: the request (scope and namespace).
+        update: Context fields to write.
+        after: nodes that must finish first.
+    """
     g.node("context", CONTEXT_LOAD, {"scope": request.scope_key, "namespace": request.namespace,
                                      "update": update}, after=after)
 
 
 __all__ = [
+    "RESUME_ROW_NODES",
+    "STARTED_KEY",
     "add_clock",
     "add_dispatch",
     "add_model_call",
     "add_persist",
     "context_node",
     "model_payload",
-    "now_iso",
     "resume_graph",
+    "task_scope",
 ]

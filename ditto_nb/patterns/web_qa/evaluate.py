@@ -1,8 +1,13 @@
-"""Pure checks of an answer draft, and assembly of the report (no I/O).
+"""Pure checks of an answer draft, and the published status (no I/O).
 
-A draft is valid when every citation verified as an exact quote of a selected chunk, the grounding
-review supports every claim, ``answered`` has at least one claim, ``conflicting-evidence`` has a
-verified conflict, and (``cross_check``) every answered claim has two independent origins.
+A claim is valid when every citation verified as an exact quote of a selected chunk (against the
+full stored paragraph), the grounding review supports it, and (``cross_check``, status
+``answered``) it has two independent origins. A draft is valid when all its claims are valid.
+
+The status is decided by code (:func:`decide_status`); the model's status is only a hint:
+``conflicting-evidence`` needs a verified conflict (both sides' quotes verified), a draft without
+valid claims is ``insufficient-evidence`` (or ``conflicting-evidence`` when a verified conflict
+exists), and ``answered`` needs at least one valid claim.
 """
 
 from __future__ import annotations
@@ -23,10 +28,32 @@ class Evaluation:
     Attributes:
         problems: human-readable problems (empty = valid); sent to the repair call.
         claims: JSON claims for the report (grouped by claim text).
+        failed: indexes (into the citations) of claims that failed a check; the rest passed.
+        valid_claims: the JSON claims (as in ``claims``) whose every check passed.
     """
 
     problems: list[str] = field(default_factory=list)
     claims: list[dict[str, Any]] = field(default_factory=list)
+    failed: list[int] = field(default_factory=list)
+    valid_claims: list[dict[str, Any]] = field(default_factory=list)
+
+
+def decide_status(hint: str, valid_claims: int, has_conflict: bool) -> str:
+    """The published status of a checked draft (see the module docstring).
+
+    Args:
+        hint: the status the model chose.
+        valid_claims: number of claims that passed every check.
+        has_conflict: True when the selection verified a conflict (both quotes exact).
+
+    Returns:
+        ``answered``, ``insufficient-evidence`` or ``conflicting-evidence``.
+    """
+    if has_conflict and (hint == "conflicting-evidence" or valid_claims == 0):
+        return "conflicting-evidence"
+    if valid_claims == 0 or hint == "insufficient-evidence":
+        return "insufficient-evidence"
+    return "answered"
 
 
 def draft_citations(draft: Mapping[str, Any], labels: Mapping[str, str]) -> list[dict[str, str]]:
@@ -119,11 +146,9 @@ def evaluate_draft(
     groups: dict[str, list[int]] = {}
     for i, citation in enumerate(citations):
         groups.setdefault(normalize_text(citation["claim"]).lower(), []).append(i)
-    if status == "answered" and not citations:
-        out.problems.append("status answered needs at least one claim with an exact quote")
-    if status == "conflicting-evidence" and not conflicts:
-        out.problems.append("status conflicting-evidence needs two chunks that disagree; none was found")
+    del conflicts  # the status rules live in decide_status
     for indexes in groups.values():
+        before = len(out.problems)
         claim_text = citations[indexes[0]]["claim"]
         checks = [_as_check(verified[i]) for i in indexes]
         quotes_ok = all(c.ok for c in checks)
@@ -145,7 +170,7 @@ def evaluate_draft(
                 out.problems.append(f"claim {n}: grounding review: not supported ({reason})")
         cross = None
         origins: list[str] = sorted({c.chunk.origin for c in checks if c.ok and c.chunk})
-        if cross_check and status == "answered":
+        if cross_check and status != "insufficient-evidence":  # any claim that could be published as an answer
             result = crosscheck(checks)
             cross = result.passed
             if not result.passed:
@@ -153,20 +178,23 @@ def evaluate_draft(
                     f"claim {claim_text!r}: needs exact quotes from two different sites with different text "
                     f"(has {result.independent})"
                 )
-        out.claims.append(
-            {
-                "claim": claim_text,
-                "citations": [citation_json(verified[i]) for i in indexes if verified[i]["ok"]],
-                "verification": {
-                    "quotes_verified": quotes_ok,
-                    "grounded": grounded,
-                    "grounding_reason": "; ".join(reasons),
-                    "cross_check_passed": cross,
-                    "origins": origins,
-                },
-            }
-        )
+        claim_json = {
+            "claim": claim_text,
+            "citations": [citation_json(verified[i]) for i in indexes if verified[i]["ok"]],
+            "verification": {
+                "quotes_verified": quotes_ok,
+                "grounded": grounded,
+                "grounding_reason": "; ".join(reasons),
+                "cross_check_passed": cross,
+                "origins": origins,
+            },
+        }
+        out.claims.append(claim_json)
+        if len(out.problems) > before:
+            out.failed.extend(indexes)
+        else:
+            out.valid_claims.append(claim_json)
     return out
 
 
-__all__ = ["Evaluation", "citation_json", "draft_citations", "evaluate_draft"]
+__all__ = ["Evaluation", "citation_json", "decide_status", "draft_citations", "evaluate_draft"]

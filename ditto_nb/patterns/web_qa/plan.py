@@ -4,6 +4,12 @@ Graphs of one complete run: ``resume`` → ``plan`` → ``searched`` → ``read`
 ``report`` (answer + quote verification + grounding review) → optional ``repair`` (repair +
 verification + regrade) → ``report:commit`` → ``publish``. A completed task replays as ``resume``
 + ``publish`` only: no model and no network call.
+
+Repair sends back only the claims that failed (with their problems); claims that passed every
+check stay as they are, and only the repaired claims are regraded. After the one repair any
+failing claim raises :class:`~ditto_nb.errors.UngroundedAnswer` (nothing is published). The
+published status is decided by code from the checked claims and the verified conflicts
+(:func:`ditto_nb.patterns.web_qa.evaluate.decide_status`); the model's status is a hint.
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ from ditto_nb.patterns.common import TaskScope, add_stage_commit, binding_for, b
 from ditto_nb.patterns.common.binding import canonical_json
 from ditto_nb.patterns.common.ledger import now_iso
 from ditto_nb.patterns.web_qa import prompts
-from ditto_nb.patterns.web_qa.evaluate import citation_json, draft_citations, evaluate_draft
+from ditto_nb.patterns.web_qa.evaluate import Evaluation, citation_json, decide_status, draft_citations, evaluate_draft
 from ditto_nb.patterns.web_qa.report import WebQaReport, render_markdown
 from ditto_nb.patterns.web_qa.request import WebQaRequest
 from ditto_nb.patterns.web_qa.stages import RunState, plan_stage, read_stage, searched_stage, selected_stage
@@ -77,15 +83,21 @@ def _report_stage(run: RunState, plan: Mapping[str, Any], read: Mapping[str, Any
         answer = {"status": "insufficient-evidence",
                   "text": "No page that was read contains evidence for this question.", "claims": []}
     else:
-        draft, problems, claims = yield from _draft_round(run, "answer", question, chunks, labels, selected,
-                                                          conflicts_out, None, [])
-        if problems:
+        draft, result = yield from _draft_round(run, "answer", question, chunks, labels, selected,
+                                                conflicts_out, None, [], [])
+        claims = result.valid_claims
+        if result.problems:
             repaired = True
-            draft, problems, claims = yield from _draft_round(run, "repair", question, chunks, labels, selected,
-                                                              conflicts_out, draft, problems)
-            if problems:
-                raise UngroundedAnswer("the answer failed verification after one repair: " + "; ".join(problems))
-        answer = {"status": draft["status"], "text": str(draft.get("answer", "")), "claims": claims}
+            items = list(draft.get("claims") or [])
+            failed = {"claims": [items[i] for i in sorted(set(result.failed))], "answer": draft.get("answer", "")}
+            kept = [items[i] for i in range(len(items)) if i not in set(result.failed)]
+            draft, result = yield from _draft_round(run, "repair", question, chunks, labels, selected,
+                                                    conflicts_out, failed, result.problems, kept)
+            if result.problems:
+                raise UngroundedAnswer("the answer failed verification after one repair: " + "; ".join(result.problems))
+            claims = claims + result.valid_claims
+        status = decide_status(str(draft["status"]), len(claims), bool(conflicts_out))
+        answer = {"status": status, "text": str(draft.get("answer", "")), "claims": claims}
     report = {
         "task_id": req.id,
         "question": req.question,
@@ -97,7 +109,7 @@ def _report_stage(run: RunState, plan: Mapping[str, Any], read: Mapping[str, Any
             for r in run.stages["searched"]["results"]
         ],
         "selection": {"selected": list(selected["selected"]), "missing": list(selected["missing"]),
-                      "conflicts": conflicts_out},
+                      "conflicts": conflicts_out, "omitted": list(selected.get("omitted") or [])},
         "evidence": chunks,
         "answer": answer,
         "failures": list(read["failures"]),
@@ -115,15 +127,20 @@ def _report_stage(run: RunState, plan: Mapping[str, Any], read: Mapping[str, Any
 
 def _draft_round(run: RunState, purpose: str, question: str, chunks: list[dict[str, Any]], labels: Mapping[str, str],
                  selected: Mapping[str, Any], conflicts: list[Any], previous: Mapping[str, Any] | None,
-                 problems: list[str]) -> Generator[Any, Any, tuple[dict[str, Any], list[str], list[dict[str, Any]]]]:
+                 problems: list[str], kept: list[Any]) -> Generator[Any, Any, tuple[dict[str, Any], Evaluation]]:
+    """One draft (``answer`` or ``repair``) with its quote verification and grounding review."""
     req = run.request
+    shown_conflicts = [
+        {"topic": c["topic"], "sides": [{"quote": s["quote"]} for s in c["sides"]]} for c in conflicts
+    ]
     if purpose == "answer":
-        messages = prompts.answer_messages(question, chunks, selected["missing"], req.cross_check)
+        messages = prompts.answer_messages(question, chunks, selected["missing"], req.cross_check, shown_conflicts)
     else:
         assert previous is not None
-        messages = prompts.repair_messages(question, chunks, previous, problems, req.cross_check)
+        messages = prompts.repair_messages(question, chunks, previous, problems, req.cross_check, kept)
+    schema = prompts.AnswerOutput if conflicts else prompts.PlainAnswerOutput
     g = graph("report" if purpose == "answer" else "repair")
-    answer_get = run.add_model_call(g, purpose, messages, prompts.AnswerOutput)
+    answer_get = run.add_model_call(g, purpose, messages, schema)
     answer_done = run.model_node(purpose)
     verify_id, ground_get = _verify_and_ground(run, g, purpose, answer_get, answer_done, labels, chunks, question)
     outputs = yield from run_step(g)
@@ -131,7 +148,7 @@ def _draft_round(run: RunState, purpose: str, question: str, chunks: list[dict[s
     cites = draft_citations(draft, labels)
     verdicts = prompts.GroundOutput.model_validate(ground_get(outputs)).model_dump(mode="json")["verdicts"]
     result = evaluate_draft(draft, cites, outputs[verify_id], verdicts, conflicts=conflicts, cross_check=req.cross_check)
-    return draft, result.problems, result.claims
+    return draft, result
 
 
 def _publish(run: RunState, report: Mapping[str, Any]) -> Generator[Any, Any, None]:

@@ -65,12 +65,27 @@ class ConflictReport(_Model):
     sides: list[Citation]
 
 
+class OmittedChunk(_Model):
+    """A chunk of a read page that no model call was shown, and why.
+
+    ``reason``: ``mirror`` (same text as a kept chunk), ``no-match`` (shares no word with the
+    question or queries), ``rank-budget`` (below the selection call's BM25 cut), ``not-selected``
+    (the selection call did not pick it) or ``answer-budget`` (selected, but below the answer
+    call's cut). ``score`` is the BM25 score as text ("" when not ranked).
+    """
+
+    chunk_id: str
+    reason: str
+    score: str = ""
+
+
 class Selection(_Model):
-    """What the selection stage kept, found missing and found conflicting."""
+    """What the selection stage kept, found missing and found conflicting, and what was omitted."""
 
     selected: list[str]
     missing: list[str] = Field(default_factory=list)
     conflicts: list[ConflictReport] = Field(default_factory=list)
+    omitted: list[OmittedChunk] = Field(default_factory=list)
 
 
 class SearchRecord(_Model):

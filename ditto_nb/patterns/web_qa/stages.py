@@ -7,13 +7,12 @@ output. Completed dispatches in the ledger are reused, never re-dispatched. No I
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from ditto_nb.errors import BudgetExceeded, ReadFailed, SearchFailed
-from ditto_nb.evidence import chunks_from_page, verify_conflict
+from ditto_nb.evidence import Chunk, bm25_rank, chunks_from_page, dedupe_mirrors, verify_conflict
 from ditto_nb.patterns.common import TaskScope, add_ledgered_call, add_stage_commit, reusable, run_step
 from ditto_nb.patterns.web_qa import prompts
 from ditto_nb.patterns.web_qa.request import WebQaRequest
@@ -22,8 +21,10 @@ from ditto_nb.runtime.graph import Graph, graph
 from ditto_nb.text import normalize_text
 from ditto_nb.web.policy import origin_of
 
-MAX_CANDIDATES = 12
-"""Chunks shown to the selection call (ranked by word overlap with the question and queries)."""
+MAX_CANDIDATES = 8
+"""Chunks shown to the selection call (BM25-ranked against the question and queries)."""
+MAX_ANSWER_CHUNKS = 5
+"""Selected chunks shown to the answer and repair calls (best-ranked first)."""
 
 Step = Generator[Any, Any, Any]
 
@@ -79,6 +80,7 @@ class RunState:
         base = {
             "provider": self.model["provider"],
             "model": self.model["model"],
+            "max_tokens": prompts.MAX_TOKENS.get(purpose, 400),
             "output_schema": schema,
             "purpose": purpose,
         }
@@ -266,36 +268,53 @@ def read_stage(run: RunState, searched: Mapping[str, Any]) -> Step:
     return commit.value
 
 
-_WORD = re.compile(r"\w+")
+def rank_candidates(
+    question: str, queries: list[str], pages: list[Mapping[str, Any]], limit: int = MAX_CANDIDATES
+) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
+    """Rank all chunks of the read pages with BM25 against the question and queries.
 
-
-def candidate_chunks(question: str, queries: list[str], pages: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Rank all chunks of the read pages by word overlap with the question and queries.
+    Mirrored paragraphs (same normalized text on several pages) are kept once, as they count once
+    as evidence anyway (SPEC §3).
 
     Args:
         question: the normalized question.
         queries: the query plan.
         pages: successful ``page_read`` outputs.
+        limit: the most chunks kept (the selection call's budget).
 
     Returns:
-        At most :data:`MAX_CANDIDATES` chunk dicts (``Chunk.model_dump()``), best first; ties keep
-        page/paragraph order.
+        ``(candidates, omitted)``: at most ``limit`` chunk dicts (``Chunk.model_dump()``), best
+        first (ties keep page/paragraph order; chunks matching no query word only when nothing
+        matches); omitted entries are ``{"chunk_id", "reason", "score"}`` with reason ``mirror``,
+        ``no-match`` or ``rank-budget``.
     """
-    terms = {w for w in _WORD.findall(" ".join([question, *queries]).lower()) if len(w) > 2}
-    chunks: dict[str, dict[str, Any]] = {}
+    every: list[Chunk] = []
     for page in pages:
-        for chunk in chunks_from_page(page):
-            chunks.setdefault(chunk.chunk_id, chunk.model_dump())
-    scored = [
-        (-len(terms & set(_WORD.findall(c["text"].lower()))), order, c) for order, c in enumerate(chunks.values())
+        every.extend(chunks_from_page(page))
+    unique = dedupe_mirrors(list({c.chunk_id: c for c in every}.values()))
+    kept_ids = {c.chunk_id for c in unique}
+    omitted: list[dict[str, str]] = [
+        {"chunk_id": c.chunk_id, "reason": "mirror", "score": "0"} for c in every if c.chunk_id not in kept_ids
     ]
-    scored.sort(key=lambda item: (item[0], item[1]))
-    return [c for score, _order, c in scored if score < 0][:MAX_CANDIDATES] or [c for _s, _o, c in scored][:MAX_CANDIDATES]
+    ranked = bm25_rank(" ".join([question, *queries]), [c.text for c in unique])
+    matching = [r for r in ranked if r.score > 0] or ranked
+    chosen = matching[:limit]
+    chosen_ids = {r.index for r in chosen}
+    for r in ranked:
+        if r.index not in chosen_ids:
+            reason = "no-match" if r.score <= 0 else "rank-budget"
+            omitted.append({"chunk_id": unique[r.index].chunk_id, "reason": reason, "score": f"{r.score:.2f}"})
+    return [unique[r.index].model_dump() for r in chosen], omitted
+
+
+def candidate_chunks(question: str, queries: list[str], pages: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The candidates of :func:`rank_candidates` (without the omission record)."""
+    return rank_candidates(question, queries, pages)[0]
 
 
 def selected_stage(run: RunState, plan: Mapping[str, Any], read: Mapping[str, Any]) -> Step:
     """Stage ``selected``: filter evidence, find missing facets and conflicts (one model call)."""
-    candidates = [] if plan["needs_clarification"] else candidate_chunks(
+    candidates, omitted = ([], []) if plan["needs_clarification"] else rank_candidates(
         plan["normalized_question"], plan["queries"], read["pages"]
     )
     labels = {prompts.label(i): c["chunk_id"] for i, c in enumerate(candidates)}
@@ -309,8 +328,8 @@ def selected_stage(run: RunState, plan: Mapping[str, Any], read: Mapping[str, An
 
     def value(outputs: dict[str, Any]) -> dict[str, Any]:
         if get is None:
-            return {"candidates": [], "labels": {}, "selected": [], "missing": [], "conflicts": [], "fallback": False}
-        from ditto_nb.evidence import Chunk
+            return {"candidates": [], "labels": {}, "selected": [], "missing": [], "conflicts": [], "fallback": False,
+                    "omitted": omitted}
 
         out = prompts.SelectOutput.model_validate(get(outputs))
         index = {c["chunk_id"]: Chunk.model_validate(c) for c in candidates}
@@ -339,6 +358,16 @@ def selected_stage(run: RunState, plan: Mapping[str, Any], read: Mapping[str, An
                     chosen.append(side["chunk_id"])
         if fallback:
             chosen = [c["chunk_id"] for c in candidates]
+        rank = {c["chunk_id"]: i for i, c in enumerate(candidates)}
+        conflict_ids = {side["chunk_id"] for conflict in conflicts for side in conflict["sides"]}
+        # conflict sides first (both must be shown), then by rank; the rest is over the answer budget
+        chosen.sort(key=lambda cid: (cid not in conflict_ids, rank[cid]))
+        over = chosen[MAX_ANSWER_CHUNKS:]
+        chosen = chosen[:MAX_ANSWER_CHUNKS]
+        skipped = [
+            {"chunk_id": cid, "reason": "answer-budget" if cid in over else "not-selected", "score": ""}
+            for cid in rank if cid not in chosen
+        ]
         return {
             "candidates": candidates,
             "labels": labels,
@@ -346,6 +375,7 @@ def selected_stage(run: RunState, plan: Mapping[str, Any], read: Mapping[str, An
             "missing": [normalize_text(m) for m in out.missing if normalize_text(m)],
             "conflicts": conflicts,
             "fallback": fallback,
+            "omitted": omitted + skipped,
         }
 
     commit = add_stage_commit(g, run.task, stage="selected", value=value, after=done,
@@ -355,9 +385,11 @@ def selected_stage(run: RunState, plan: Mapping[str, Any], read: Mapping[str, An
 
 
 __all__ = [
+    "MAX_ANSWER_CHUNKS",
     "MAX_CANDIDATES",
     "RunState",
     "candidate_chunks",
+    "rank_candidates",
     "candidate_urls",
     "plan_stage",
     "read_stage",
