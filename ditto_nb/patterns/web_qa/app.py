@@ -23,7 +23,9 @@ Checkpoint = dict[str, str]
 
 
 async def create_task(
-    directory: str | os.PathLike[str], request: WebQaRequest | Mapping[str, Any], search: SearchSetup
+    directory: str | os.PathLike[str],
+    request: WebQaRequest | Mapping[str, Any],
+    search: SearchSetup | SearchConfig | None = None,
 ) -> WebQaRequest:
     """Create (or re-open) a task directory bound to ``request``.
 
