@@ -1,6 +1,7 @@
 """Coverage per sub-question and the stop decision (pure functions).
 
-The model proposes a status per sub-question; the code keeps it honest: ``covered`` needs at
+The model proposes a status per sub-question; the code keeps it honest: a ``gap`` that names
+known evidence ids, no missing fact and no next query is ``covered``; ``covered`` needs at
 least one known evidence id (two origins with different text under ``cross_check``), ``conflict``
 needs evidence from two origins, everything else is a ``gap``. The next round's queries come
 from the gaps' ``next_queries``, minus queries already run.
@@ -48,13 +49,16 @@ def normalize_coverage(
         texts = {by_id[e]["text"] for e in ids}
         if status not in ("covered", "gap", "conflict"):
             status = "gap"
+        queries = [str(q).strip() for q in item.get("next_queries", []) if str(q).strip()]
+        if status == "gap" and ids and not gap.strip() and not queries:
+            # The model named supporting evidence and nothing missing: the evidence decides.
+            status = "covered"
         if status == "conflict" and (len(origins) < 2 or len(texts) < 2):
             status = "covered" if ids else "gap"
         if status == "covered" and not ids:
             status, gap = "gap", gap or "no evidence supports this sub-question yet"
         if status == "covered" and cross_check and (len(origins) < 2 or len(texts) < 2):
             status, gap = "gap", gap or "cross-check needs a second origin with different text"
-        queries = [str(q).strip() for q in item.get("next_queries", []) if str(q).strip()]
         rows.append({"index": index, "question": question, "status": status, "evidence_ids": ids,
                      "gap": "" if status == "covered" else gap, "next_queries": queries if status == "gap" else []})
     return rows

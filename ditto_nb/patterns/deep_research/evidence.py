@@ -21,8 +21,12 @@ EVIDENCE_CHAR_CAP = 48_000
 MAX_CITED_CHUNKS = 8
 """Maximum chunks the final report cites (SPEC §4)."""
 
-PROMPT_EVIDENCE_CHARS = 6_000
+PROMPT_EVIDENCE_CHARS = 2_400
 """Characters of evidence text shown to the model in one call (small local models)."""
+
+_QUOTE_MARKS = "\"'“”‘’… "
+"""Characters stripped from both ends of a model's quote (quotation marks, the ellipsis of a
+truncated prompt view, spaces); what remains must still be an exact substring."""
 
 _WORD = re.compile(r"[a-z0-9]+")
 _STOP = frozenset("the a an of and or in on to for is are was were by with what who how when which did does do".split())
@@ -179,15 +183,18 @@ def verify_quote(quote: str, chunk: Mapping[str, Any] | None) -> dict[str, Any]:
         ``{"ok": bool, "start": int | None, "end": int | None, "reason": str}``; offsets are
         character offsets in the chunk's paragraph text.
     """
-    text = normalize_text(quote)
+    text = normalize_text(quote).strip(_QUOTE_MARKS).strip()
     if chunk is None:
         return {"ok": False, "start": None, "end": None, "reason": "unknown or unselected chunk"}
-    if not text:
+    if not any(ch.isalnum() for ch in text):
         return {"ok": False, "start": None, "end": None, "reason": "empty quote"}
-    start = str(chunk["text"]).find(text)
-    if start < 0:
-        return {"ok": False, "start": None, "end": None, "reason": "quote is not an exact substring of the chunk"}
-    return {"ok": True, "start": start, "end": start + len(text), "reason": ""}
+    # A sentence cut out of a longer one often gains a final period: the quote without it must
+    # then be exact (it is never shortened further).
+    for candidate in dict.fromkeys((text, text.rstrip(".,;: "))):
+        start = str(chunk["text"]).find(candidate) if candidate else -1
+        if start >= 0:
+            return {"ok": True, "start": start, "end": start + len(candidate), "reason": ""}
+    return {"ok": False, "start": None, "end": None, "reason": "quote is not an exact substring of the chunk"}
 
 
 __all__ = [

@@ -5,6 +5,13 @@ Stages (one flat Graph each): ``resume``, ``plan``, then per round ``search:rN``
 performs no I/O: time comes from the ``clock`` tool node of each graph, state from Memory.
 Everything a stage computes is a pure function of the ledger, so a resumed run rebuilds the same
 evidence (same ids) without re-dispatching anything that is ``done``.
+
+Decisions taken by code, not the model (so small local models get through; verification, the
+independent review and the budgets are unchanged): a plan with sub-questions but no
+clarification question is researched even if the model said ``clear=false``; a round that added
+no new evidence spends no assessment call (``no-progress``); findings are atomic (one statement,
+one quote), so unverifiable ones are dropped and disclosed when another verifies, and only a
+draft with no verifiable finding (or a failed review) gets the single repair.
 """
 
 from __future__ import annotations
@@ -25,7 +32,13 @@ from ditto_nb.patterns.deep_research.coverage import (
     stop_after_round,
 )
 from ditto_nb.patterns.deep_research.evidence import accumulate, prompt_view, rank, select_for_report
-from ditto_nb.patterns.deep_research.report import CitedConclusion, ResearchReport, check_draft, conflict_sides, render_markdown
+from ditto_nb.patterns.deep_research.report import (
+    CitedConclusion,
+    ResearchReport,
+    check_draft,
+    conflict_sides,
+    render_markdown,
+)
 from ditto_nb.patterns.deep_research.request import ResearchRequest, parse_request
 from ditto_nb.patterns.deep_research.stages import (
     RESUME_ROW_NODES,
@@ -115,16 +128,20 @@ def _model(st: _State, key: str, purpose: str, messages: list[dict[str, str]], s
 
 
 def _normalize_plan(request: ResearchRequest, raw: dict[str, Any]) -> dict[str, Any]:
+    """Checked plan. The topic is unclear only when the model says so AND asks something;
+    ``clear=false`` with sub-questions or queries but no clarification question is researched
+    (missing evidence is never disguised as an unclear request, SPEC §4)."""
     subs = [s.strip() for s in raw.get("sub_questions", []) if s.strip()][: request.max_queries]
-    if raw.get("clear", True) and not subs:
-        subs = [request.question]
     queries = [q.strip() for q in raw.get("queries", []) if q.strip()]
-    queries = list(dict.fromkeys(queries + subs))[: request.max_queries]
     questions = [q.strip() for q in raw.get("clarification_questions", []) if q.strip()]
-    if not raw.get("clear", True) and not questions:
+    clear = bool(raw.get("clear", True)) or (not questions and bool(subs or queries))
+    if clear and not subs:
+        subs = [request.question]
+    queries = list(dict.fromkeys(queries + subs))[: request.max_queries]
+    if not clear and not questions:
         questions = ["Which aspect, place and period of the topic should the research cover?"]
-    return {"clear": bool(raw.get("clear", True)), "goal": raw.get("goal", "") or request.question,
-            "sub_questions": subs, "queries": queries, "clarification_questions": questions}
+    return {"clear": clear, "goal": raw.get("goal", "") or request.question,
+            "sub_questions": subs, "queries": queries, "clarification_questions": [] if clear else questions}
 
 
 def _read_key(round_number: int, url: str) -> str:
@@ -275,6 +292,14 @@ def run_research_loop(inp: dict[str, Any]) -> Plan:
         evidence, left_out, added = accumulate(evidence, pages, r)
         omitted += left_out
         key = f"model:assess:r{r}"
+        if added == 0 and st.done(key) is None:
+            # Nothing new to assess: the coverage cannot change, so no model call is spent on it.
+            stop_reason = "no-progress"
+            record = {"round": r, "queries": list(frozen["queries"]), "reads": reads["urls"], "new_evidence": 0,
+                      "coverage": coverage, "assessed": False, "next_queries": []}
+            rounds.append(record)
+            st.pending.append((f"stage/round/{r}", record))
+            break
         if st.done(key) is None and st.used["model_calls"] + 1 + 4 > request.max_model_calls:
             stop_reason = "model-budget"
             rounds.append({"round": r, "queries": queries, "reads": reads["urls"], "new_evidence": added,
@@ -319,6 +344,28 @@ def _publish(st: _State, report: dict[str, Any]) -> Plan:
     return {"status": "done", "report": report, "published": out["publish"]}
 
 
+def _checked(
+    draft: dict[str, Any], selected: list[dict[str, Any]]
+) -> tuple[list[dict[str, Any]], list[str], list[str]]:
+    """Quote-check a draft; findings are atomic (one statement, one quote), so when at least one
+    verifies, the unverifiable ones are dropped (and disclosed) instead of failing the draft.
+
+    Returns:
+        ``(conclusions, problems, dropped)``: ``problems`` is non-empty only when the draft has
+        findings and none verified.
+    """
+    conclusions, problems = check_draft(draft, selected)
+    if conclusions:
+        return conclusions, [], problems
+    return conclusions, problems, []
+
+
+def _reviewed(draft: dict[str, Any], conclusions: list[dict[str, Any]]) -> dict[str, Any]:
+    """What the independent review sees: the summary, the verified findings, the unknowns."""
+    return {"summary": draft.get("summary", ""), "unknowns": draft.get("unknowns", []),
+            "conclusions": [{"statement": c["statement"], "quote": c["quote"]} for c in conclusions]}
+
+
 def _synthesize(st: _State, model: dict[str, Any], plan: dict[str, Any], evidence: list[dict[str, Any]],
                 coverage: list[dict[str, Any]], rounds: list[dict[str, Any]], omitted: list[dict[str, Any]],
                 omitted_urls: list[dict[str, Any]], failures: list[dict[str, Any]], stop_reason: str) -> Plan:
@@ -339,24 +386,26 @@ def _synthesize(st: _State, model: dict[str, Any], plan: dict[str, Any], evidenc
         draft = yield from _model(st, "model:report", "report",
                                   prompts.report_messages(request, plan["sub_questions"], view, gaps),
                                   prompts.DraftOutput, model)
-        conclusions, problems = check_draft(draft, selected)
+        conclusions, problems, dropped = _checked(draft, selected)
         verdict: dict[str, Any] = {"ok": False, "problems": []}
         if not problems:
-            verdict = yield from _model(st, "model:review", "review", prompts.review_messages(draft, view, gaps),
+            verdict = yield from _model(st, "model:review", "review",
+                                        prompts.review_messages(_reviewed(draft, conclusions), coverage, gaps),
                                         prompts.ReviewOutput, model)
         if problems or not verdict["ok"]:
             draft = yield from _model(st, "model:repair", "repair",
                                       prompts.repair_messages(draft, problems + verdict["problems"], view, gaps),
                                       prompts.DraftOutput, model)
-            conclusions, problems = check_draft(draft, selected)
+            conclusions, problems, dropped = _checked(draft, selected)
             if problems:
                 raise UngroundedAnswer(f"the repaired report still has unverifiable quotes: {'; '.join(problems)}")
-            verdict = yield from _model(st, "model:review-2", "review", prompts.review_messages(draft, view, gaps),
+            verdict = yield from _model(st, "model:review-2", "review",
+                                        prompts.review_messages(_reviewed(draft, conclusions), coverage, gaps),
                                         prompts.ReviewOutput, model)
             if not verdict["ok"]:
                 raise UngroundedAnswer(f"the repaired report failed review: {'; '.join(verdict['problems'])}")
             review["repaired"] = True
-        review.update(ok=True, problems=list(verdict["problems"]), model_checked=True)
+        review.update(ok=True, problems=list(verdict["problems"]), model_checked=True, dropped=dropped)
     cited = {c["evidence_id"] for c in conclusions}
     conflicts = conflict_sides(coverage, conclusions, evidence)
     cited |= {side["evidence_id"] for conflict in conflicts for side in conflict["sides"]}
@@ -369,7 +418,8 @@ def _synthesize(st: _State, model: dict[str, Any], plan: dict[str, Any], evidenc
         id=request.id, question=request.question, research_type=request.research_type, audience=request.audience,
         scope=request.scope, goal=plan["goal"], sub_questions=plan["sub_questions"], status=status,
         stop_reason=stop_reason, clarification_questions=plan["clarification_questions"],
-        summary=str(draft.get("summary", "")), conclusions=[CitedConclusion.model_validate(c) for c in conclusions], conflicts=conflicts, unknowns=unknowns,
+        summary=str(draft.get("summary", "")), conclusions=[CitedConclusion.model_validate(c) for c in conclusions],
+        conflicts=conflicts, unknowns=unknowns,
         coverage=coverage, rounds=rounds,
         cited_chunks=[{k: v for k, v in c.items()} for c in selected if c["id"] in cited],
         omitted=omitted + left_out, omitted_urls=omitted_urls, failures=failures,

@@ -10,73 +10,118 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from ditto_nb.patterns.deep_research.request import ResearchRequest
 
 Message = dict[str, str]
 
 
+SHOWN_CHUNK_CHARS = 360
+"""Characters of one evidence chunk shown to the model (a word-boundary prefix ending in ``…``).
+Quotes are still verified against the full stored paragraph."""
+
+
+def _compact_schema(schema: dict[str, Any]) -> None:
+    """Drop titles and the class docstring from a JSON schema: the schema goes into every prompt
+    (``schema_instruction``) and small local models pay for each token; field descriptions stay."""
+    schema.pop("title", None)
+    schema.pop("description", None)
+    for prop in schema.get("properties", {}).values():
+        prop.pop("title", None)
+
+
+_COMPACT = ConfigDict(json_schema_extra=_compact_schema)
+
+
 class PlanOutput(BaseModel):
     """The research plan (model output)."""
 
-    clear: bool = Field(description="true if the topic is specific enough to research, false if it is too vague")
-    goal: str = Field(default="", description="one sentence: what the research must find out")
-    sub_questions: list[str] = Field(default_factory=list, description="up to 3 short sub-questions")
+    model_config = _COMPACT
+
+    clear: bool = Field(description="false only if the topic is too vague to research")
+    goal: str = Field(default="", description="one sentence")
+    sub_questions: list[str] = Field(default_factory=list, description="short sub-questions")
     queries: list[str] = Field(default_factory=list, description="one short search query per sub-question")
-    clarification_questions: list[str] = Field(
-        default_factory=list, description="questions to ask the user when the topic is vague, else empty"
-    )
+    clarification_questions: list[str] = Field(default_factory=list, description="only when clear is false")
 
 
 class Assessment(BaseModel):
     """Coverage of one sub-question (model output)."""
 
-    index: int = Field(description="number of the sub-question, starting at 1")
-    status: Literal["covered", "gap", "conflict"] = Field(
-        description="covered: evidence answers it; gap: evidence is missing; conflict: sources disagree"
-    )
-    evidence_ids: list[str] = Field(default_factory=list, description="ids of evidence chunks that answer it")
-    gap: str = Field(default="", description="what is still missing, empty when covered")
-    next_queries: list[str] = Field(default_factory=list, description="new search queries for the gap, else empty")
+    model_config = _COMPACT
+
+    index: int = Field(description="sub-question number")
+    status: Literal["covered", "gap", "conflict"] = Field(description="covered, gap or conflict")
+    evidence_ids: list[str] = Field(default_factory=list, description="ids like E1 that answer it")
+    gap: str = Field(default="", description="missing fact in a few words, empty when covered")
+    next_queries: list[str] = Field(default_factory=list, description="one short new search query for a gap")
 
 
 class AssessOutput(BaseModel):
     """Coverage of every sub-question after a round (model output)."""
 
+    model_config = _COMPACT
+
     items: list[Assessment] = Field(description="one item per sub-question")
 
 
 class Conclusion(BaseModel):
-    """One conclusion of the report, backed by one exact quote (model output)."""
+    """One finding of the report, backed by one exact quote (model output)."""
 
-    index: int = Field(description="number of the sub-question it answers, starting at 1")
-    statement: str = Field(description="the conclusion in one sentence")
-    chunk_id: str = Field(description="id of the evidence chunk the quote comes from")
-    quote: str = Field(description="exact words copied from that chunk")
+    model_config = _COMPACT
+
+    index: int = Field(default=1, description="sub-question number")
+    statement: str = Field(description="one short sentence")
+    chunk_id: str = Field(description="evidence id, e.g. E1")
+    quote: str = Field(description="one sentence copied word for word from that evidence")
 
 
 class DraftOutput(BaseModel):
     """The report draft (model output)."""
 
-    summary: str = Field(description="two or three sentences: what is known and what is not")
-    conclusions: list[Conclusion] = Field(default_factory=list, description="conclusions with exact quotes")
-    unknowns: list[str] = Field(default_factory=list, description="open questions the evidence does not answer")
+    model_config = _COMPACT
+
+    summary: str = Field(description="two sentences: what is known and what is not")
+    conclusions: list[Conclusion] = Field(default_factory=list, description="findings, one quote each")
+    unknowns: list[str] = Field(default_factory=list, description="what the evidence does not answer")
 
 
 class ReviewOutput(BaseModel):
     """The independent review of a draft (model output)."""
 
-    ok: bool = Field(description="true if every conclusion is supported by its quote and gaps are stated")
-    problems: list[str] = Field(default_factory=list, description="each problem found, empty when ok")
+    model_config = _COMPACT
+
+    ok: bool = Field(description="true if every finding is supported by its quote and gaps are stated")
+    problems: list[str] = Field(default_factory=list, description="problems found, empty when ok")
 
 
 def _system(purpose: str, body: str) -> Message:
     return {"role": "system", "content": f"Task: {purpose}\n{body}"}
 
 
+def shown_text(text: str, limit: int = SHOWN_CHUNK_CHARS) -> str:
+    """The prefix of a chunk's text shown to the model.
+
+    Args:
+        text: the chunk's normalized paragraph text.
+        limit: characters shown at most (plus ``…`` when cut).
+
+    Returns:
+        ``text`` when it fits, else its longest word-boundary prefix within ``limit`` plus ``…``.
+    """
+    if len(text) <= limit:
+        return text
+    cut = text[:limit].rsplit(" ", 1)[0]
+    return f"{cut}…"
+
+
 def _evidence_block(chunks: list[dict[str, Any]]) -> str:
-    return "\n".join(f"[{c['id']}] ({c['origin']}) {c['text']}" for c in chunks) or "(no evidence)"
+    return "\n".join(f"[{c['id']}] ({c['origin']}) {shown_text(str(c['text']))}" for c in chunks) or "(no evidence)"
+
+
+def _questions(sub_questions: list[str]) -> str:
+    return "\n".join(f"{i}. {q}" for i, q in enumerate(sub_questions, start=1))
 
 
 def plan_messages(request: ResearchRequest) -> list[Message]:
@@ -89,14 +134,10 @@ def plan_messages(request: ResearchRequest) -> list[Message]:
         Chat messages (system first).
     """
     body = (
-        f"You plan web research. Give a goal, at most {request.max_queries} sub-questions and one search "
-        "query for each. If the topic is too vague to research, set clear=false and ask clarification "
-        "questions instead. Answer with JSON only."
+        f"Plan web research on the topic: a goal, at most {request.max_queries} sub-question(s), one "
+        "search query each. Only if the topic is too vague: clear=false and clarification questions. JSON only."
     )
-    user = (
-        f"Topic: {request.question}\nType: {request.research_type}\nAudience: {request.audience}\n"
-        f"Scope: {request.scope or 'not given'}"
-    )
+    user = f"Topic: {request.question}\nScope: {request.scope or 'not given'}"
     return [_system("research-plan", body), {"role": "user", "content": user}]
 
 
@@ -115,13 +156,12 @@ def assess_messages(
         Chat messages (system first).
     """
     body = (
-        "You check research coverage. For each sub-question give status covered, gap or conflict "
-        "(sources disagree), the evidence ids that support it, the missing fact, and new search "
-        "queries for gaps. Name new entities found in the evidence in the queries. Answer with JSON only."
+        "For each sub-question: status covered (evidence answers it), gap (missing) or conflict "
+        "(sources disagree); the evidence ids that answer it; for a gap the missing fact and a new "
+        "search query naming entities from the evidence. JSON only."
     )
-    questions = "\n".join(f"{i}. {q}" for i, q in enumerate(sub_questions, start=1))
     user = (
-        f"Topic: {request.question}\nSub-questions:\n{questions}\n"
+        f"Topic: {request.question}\nSub-questions:\n{_questions(sub_questions)}\n"
         f"Queries already run: {json.dumps(asked)}\nEvidence:\n{_evidence_block(chunks)}"
     )
     return [_system("assess", body), {"role": "user", "content": user}]
@@ -142,34 +182,46 @@ def report_messages(
         Chat messages (system first).
     """
     body = (
-        "You write a research report. Each conclusion copies an exact quote from one evidence chunk "
-        "and names its id. Use only the evidence. When sources disagree, give one conclusion per "
-        "source. List what stays unknown. Answer with JSON only."
+        "Write at most 3 findings from the evidence only. Each finding: a short statement, the id of ONE "
+        "evidence item, and one sentence copied word for word from it as quote. If sources disagree, one "
+        "finding per source. List what stays unknown. JSON only."
     )
-    questions = "\n".join(f"{i}. {q}" for i, q in enumerate(sub_questions, start=1))
     user = (
-        f"Topic: {request.question}\nAudience: {request.audience}\nSub-questions:\n{questions}\n"
+        f"Topic: {request.question}\nSub-questions:\n{_questions(sub_questions)}\n"
         f"Known gaps: {json.dumps(gaps)}\nEvidence:\n{_evidence_block(chunks)}"
     )
     return [_system("report", body), {"role": "user", "content": user}]
 
 
-def review_messages(draft: dict[str, Any], chunks: list[dict[str, Any]], gaps: list[str]) -> list[Message]:
+def _findings(draft: dict[str, Any]) -> str:
+    rows = [f"{n}. {c.get('statement', '')} | quote: \"{c.get('quote', '')}\""
+            for n, c in enumerate(draft.get("conclusions", []), start=1)]
+    return "\n".join(rows) or "(no findings)"
+
+
+def review_messages(draft: dict[str, Any], coverage: list[dict[str, Any]], gaps: list[str]) -> list[Message]:
     """Messages of the independent ``review`` call.
 
+    The reviewer sees each finding with its (already verified) quote, the summary, the coverage
+    per sub-question and the open gaps — not the drafting prompt.
+
     Args:
-        draft: the draft (``DraftOutput`` as a dict).
-        chunks: the selected chunks.
+        draft: the draft to review (``summary``, ``conclusions`` with verified quotes, ``unknowns``).
+        coverage: coverage rows (``index``, ``question``, ``status``).
         gaps: open gaps the report must disclose.
 
     Returns:
         Chat messages (system first).
     """
     body = (
-        "You review a research report. Check that each conclusion says only what its quote says and "
-        "that the unknowns are stated. ok=true when it is honest. Answer with JSON only."
+        "Review a research report. ok=true when each finding says nothing beyond its quote and the "
+        "summary does not hide the gaps. Otherwise ok=false and list the problems. JSON only."
     )
-    user = f"Report: {json.dumps(draft)}\nKnown gaps: {json.dumps(gaps)}\nEvidence:\n{_evidence_block(chunks)}"
+    covered = "\n".join(f"{row['index']}. {row['question']} - {row['status']}" for row in coverage) or "(none)"
+    user = (
+        f"Summary: {draft.get('summary', '')}\nFindings:\n{_findings(draft)}\n"
+        f"Unknowns: {json.dumps(draft.get('unknowns', []))}\nCoverage:\n{covered}\nKnown gaps: {json.dumps(gaps)}"
+    )
     return [_system("review", body), {"role": "user", "content": user}]
 
 
@@ -188,22 +240,22 @@ def repair_messages(
         Chat messages (system first).
     """
     body = (
-        "You fix a research report. Remove or correct every listed problem. Quotes must be exact "
-        "words from the named chunk. Answer with JSON only."
+        "Fix the research report: remove or correct each listed problem. Each finding quotes one sentence "
+        "word for word from the evidence item it names. JSON only."
     )
     user = (
-        f"Report: {json.dumps(draft)}\nProblems: {json.dumps(problems)}\nKnown gaps: {json.dumps(gaps)}\n"
-        f"Evidence:\n{_evidence_block(chunks)}"
+        f"Summary: {draft.get('summary', '')}\nFindings:\n{_findings(draft)}\nProblems: {json.dumps(problems)}\n"
+        f"Known gaps: {json.dumps(gaps)}\nEvidence:\n{_evidence_block(chunks)}"
     )
     return [_system("repair", body), {"role": "user", "content": user}]
 
 
 MAX_TOKENS: dict[str, int] = {
     "research-plan": 200,
-    "assess": 200,
-    "report": 400,
-    "review": 120,
-    "repair": 400,
+    "assess": 300,
+    "report": 450,
+    "review": 150,
+    "repair": 450,
 }
 """Completion token limit per purpose (tokens): small outputs keep small local models fast."""
 
@@ -225,9 +277,11 @@ __all__ = [
     "DraftOutput",
     "PlanOutput",
     "ReviewOutput",
+    "SHOWN_CHUNK_CHARS",
     "assess_messages",
     "plan_messages",
     "repair_messages",
     "report_messages",
     "review_messages",
+    "shown_text",
 ]

@@ -47,6 +47,8 @@ class ResearchReport(BaseModel):
         omitted: evidence left out (``reason`` ``evidence-cap`` or ``chunk-cap``).
         omitted_urls: candidate URLs not read (``reason`` ``page-budget`` or ``max-pages``).
         budgets: ``{name: {"used", "limit"}}``.
+        review: ``{"ok", "problems", "repaired", "model_checked", "dropped"?}``; ``dropped``
+            lists findings whose quote did not verify and were left out.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -76,8 +78,16 @@ class ResearchReport(BaseModel):
     generated_at: str
 
 
-def check_draft(draft: Mapping[str, Any], selected: Sequence[Mapping[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
-    """Verify every conclusion's quote against the selected chunk it names.
+def check_draft(
+    draft: Mapping[str, Any], selected: Sequence[Mapping[str, Any]]
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """Verify every conclusion's quote against the selected chunks (one finding, one quote).
+
+    The quote must be a non-empty exact substring (after :func:`~ditto_nb.text.normalize_text`)
+    of a selected chunk. It is looked up in the chunk the conclusion names first; when that chunk
+    does not contain it, the selected chunk that does is cited instead (small models often copy a
+    sentence correctly but name its neighbour's id). The recorded offsets are always where the
+    quote really is, so the citation stays exact.
 
     Args:
         draft: ``DraftOutput`` dump.
@@ -92,9 +102,16 @@ def check_draft(draft: Mapping[str, Any], selected: Sequence[Mapping[str, Any]])
     out: list[dict[str, Any]] = []
     problems: list[str] = []
     for n, row in enumerate(draft.get("conclusions", []), start=1):
-        ref = str(row.get("chunk_id", ""))
-        chunk = by_id.get(ref) or by_chunk.get(ref)
-        check = verify_quote(str(row.get("quote", "")), chunk)
+        ref = str(row.get("chunk_id", "")).strip().strip("[]")
+        named = by_id.get(ref) or by_chunk.get(ref)
+        quote = str(row.get("quote", ""))
+        chunk, check = named, verify_quote(quote, named)
+        if not check["ok"] and check["reason"] != "empty quote":
+            for other in selected:
+                found = verify_quote(quote, other)
+                if found["ok"]:
+                    chunk, check = other, found
+                    break
         if not check["ok"] or chunk is None:
             problems.append(f"conclusion {n}: {check['reason']} ({ref})")
             continue
@@ -176,6 +193,9 @@ def render_markdown(report: Mapping[str, Any]) -> str:
         lines += [f"## Conflict on sub-question {conflict['index']}: {conflict['question']}", ""]
         lines += [f"- {s['origin']} ({s['final_url']}): \"{s['quote']}\"" for s in conflict["sides"]]
         lines += ["", "No side is picked; the sources disagree.", ""]
+    dropped = (report.get("review") or {}).get("dropped") or []
+    if dropped:
+        lines += ["## Findings dropped (quote not verified)", ""] + [f"- {d}" for d in dropped] + [""]
     if report.get("unknowns"):
         lines += ["## Unknowns and remaining gaps", ""] + [f"- {u}" for u in report["unknowns"]] + [""]
     if report.get("omitted") or report.get("omitted_urls"):

@@ -20,6 +20,14 @@ What research keeps, and why the common pieces cannot serve unchanged:
   the counter named separately: ``charge:<key>`` (``budget/<name>`` += 1) → ``start:<key>``
   (ledger row ``started``) → ``call:<key>`` (the Worker call) → ``done:<key>`` (ledger row
   ``done`` with the output), so the budget is in Memory before the dispatch (docs/PATTERNS.md).
+  Research also reuses a ``done`` search/read row even when it recorded a failure (the round's
+  URL list is frozen, so a resumed round must rebuild the same evidence), where the common
+  :func:`~ditto_nb.patterns.common.reusable` would retry it.
+- **Stage rows.** The plan queues its ``stage/``, ``round/`` and ``report`` rows and writes them
+  in one ``persist`` node of the next stage graph (one transaction with that stage's first
+  charge); :func:`~ditto_nb.patterns.common.add_stage_commit` writes one stage per graph from
+  that graph's own outputs, which the round loop (plan → search → read → assess, each resumable
+  on its own) does not fit.
 """
 
 from __future__ import annotations
@@ -32,7 +40,13 @@ from pydantic import BaseModel
 from ditto_nb.patterns.common import TaskScope, binding_for, build_resume_graph, check_binding, now_iso
 from ditto_nb.patterns.deep_research.request import ResearchRequest
 from ditto_nb.patterns.deep_research.tools import TOOL_CLOCK
-from ditto_nb.runtime.capabilities import CONTEXT_LOAD, INFER_REASONING_SAMPLE, INTERACTION_ACT_TOOL, MEMORY_GET, MEMORY_WRITE
+from ditto_nb.runtime.capabilities import (
+    CONTEXT_LOAD,
+    INFER_REASONING_SAMPLE,
+    INTERACTION_ACT_TOOL,
+    MEMORY_GET,
+    MEMORY_WRITE,
+)
 from ditto_nb.runtime.graph import Graph
 
 STARTED_KEY = "started_at"

@@ -1,0 +1,122 @@
+"""Code-side decisions that let a small local model get through a research task without
+weakening verification: quote location, atomic findings, plan clarity, skipped assessments."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ditto_nb.patterns.deep_research.coverage import normalize_coverage
+from ditto_nb.patterns.deep_research.evidence import verify_quote
+from ditto_nb.patterns.deep_research.plan import _checked, _normalize_plan
+from ditto_nb.patterns.deep_research.prompts import shown_text
+from ditto_nb.patterns.deep_research.report import check_draft
+from ditto_nb.workers import open_task_store
+from tests.patterns.deep_research.helpers import Rule, Script, make_request, run, wiki
+
+SHA = "ab" * 32
+
+
+def _chunk(eid: str, index: int, text: str, origin: str = "https://wiki.test") -> dict[str, Any]:
+    return {"id": eid, "chunk_id": f"{SHA[:12]}:{index}", "text": text, "final_url": f"{origin}/wiki/Zarnow",
+            "title": "Zarnow", "origin": origin, "fetched_at": "2026-01-01T00:00:00+00:00", "sha256": SHA,
+            "paragraph_index": index}
+
+
+SELECTED = [_chunk("E1", 0, "The Zarnow Bridge is a steel arch bridge over the Lenne river."),
+            _chunk("E2", 1, "It was designed by engineer Ilse Marrek and completed in 1931, after two floods.")]
+
+
+def test_quote_under_the_wrong_id_is_cited_where_it_really_is() -> None:
+    draft = {"conclusions": [{"index": 1, "statement": "Marrek designed it.", "chunk_id": "E1",
+                              "quote": "designed by engineer Ilse Marrek"}]}
+    conclusions, problems = check_draft(draft, SELECTED)
+    assert problems == []
+    [c] = conclusions
+    assert (c["evidence_id"], c["paragraph_index"]) == ("E2", 1)
+    assert SELECTED[1]["text"][c["start"]:c["end"]] == c["quote"] == "designed by engineer Ilse Marrek"
+
+
+def test_quote_marks_and_a_final_period_are_the_only_things_forgiven() -> None:
+    chunk = SELECTED[1]
+    check = verify_quote("\u201cIt was designed by engineer Ilse Marrek and completed in 1931.\u201d", chunk)
+    assert check["ok"] and chunk["text"][check["start"]:check["end"]] == (
+        "It was designed by engineer Ilse Marrek and completed in 1931")
+    assert not verify_quote("It was designed by Ilse Marrek", chunk)["ok"]  # a paraphrase never passes
+    assert not verify_quote("designed by engineer Ilse Marrek in 1931", chunk)["ok"]
+    assert not verify_quote(" . ", chunk)["ok"]
+
+
+def test_unverifiable_findings_are_dropped_only_when_another_verifies() -> None:
+    good = {"index": 1, "statement": "It is a steel arch.", "chunk_id": "E1", "quote": "a steel arch bridge"}
+    bad = {"index": 1, "statement": "It cost a lot.", "chunk_id": "E2", "quote": "it cost 3 million marks"}
+    conclusions, problems, dropped = _checked({"conclusions": [good, bad]}, SELECTED)
+    assert [c["quote"] for c in conclusions] == ["a steel arch bridge"]
+    assert problems == [] and len(dropped) == 1 and "conclusion 2" in dropped[0]
+    conclusions, problems, dropped = _checked({"conclusions": [bad]}, SELECTED)
+    assert conclusions == [] and dropped == [] and len(problems) == 1  # → the one repair
+
+
+def test_clear_false_without_a_clarification_question_is_researched() -> None:
+    request = make_request(type("Web", (), {"allowed_origins": ("https://wiki.test",)})(), max_queries=1)
+    plan = _normalize_plan(request, {"clear": False, "goal": "g", "sub_questions": ["Who designed it?", "When?"],
+                                     "queries": ["Zarnow Bridge designer"], "clarification_questions": []})
+    assert plan["clear"] and plan["sub_questions"] == ["Who designed it?"]
+    assert plan["queries"] == ["Zarnow Bridge designer"] and plan["clarification_questions"] == []
+    vague = _normalize_plan(request, {"clear": False, "sub_questions": [], "queries": [],
+                                      "clarification_questions": ["Which market?"]})
+    assert not vague["clear"] and vague["clarification_questions"] == ["Which market?"]
+
+
+def test_gap_with_evidence_and_nothing_missing_is_covered() -> None:
+    evidence = [{"id": "E1", "origin": "https://a.test", "text": "x"}]
+    rows = normalize_coverage([{"index": 1, "status": "gap", "evidence_ids": ["E1"], "gap": "", "next_queries": []},
+                               {"index": 2, "status": "gap", "evidence_ids": ["E1"], "gap": "the year",
+                                "next_queries": []},
+                               {"index": 3, "status": "gap", "evidence_ids": ["E9"], "gap": "", "next_queries": []}],
+                              ["q1", "q2", "q3"], evidence, cross_check=False)
+    assert [r["status"] for r in rows] == ["covered", "gap", "gap"]
+    crossed = normalize_coverage([{"index": 1, "status": "gap", "evidence_ids": ["E1"]}], ["q1"], evidence, True)
+    assert crossed[0]["status"] == "gap"  # cross_check still needs two origins
+
+
+def test_shown_text_is_a_word_boundary_prefix() -> None:
+    text = "word " * 100
+    shown = shown_text(text.strip(), 50)
+    assert shown.endswith("…") and len(shown) <= 51 and text.startswith(shown[:-1])
+    assert shown_text("short") == "short"
+
+
+@pytest.fixture
+def config(scripted_config: Any, redis_url: str) -> Any:
+    return scripted_config(redis_url=redis_url)
+
+
+def test_round_without_new_evidence_spends_no_assessment(
+    sandbox_factory: Any, scripted_model: Any, config: Any, tmp_path: Path
+) -> None:
+    web = sandbox_factory([wiki("Zarnow Bridge", "The Zarnow Bridge was designed by engineer Ilse Marrek.")])
+    script = Script(rules=[Rule("Who designed the Zarnow Bridge?", r"designed by engineer \w+ \w+"),
+                           Rule("Where was the designer born?", r"was born in \w+",
+                                next_query=lambda _lines: "Zarnow Bridge engineer")],
+                    queries=["Zarnow Bridge"])
+    scripted_model.responder = script
+    request = make_request(web)
+    report = run(web, config, tmp_path / "task", request)
+    assert script.purposes == ["research-plan", "assess", "report", "review"]
+    assert report.stop_reason == "no-progress"
+    assert [r["assessed"] for r in report.rounds] == [True, False] and report.rounds[1]["new_evidence"] == 0
+
+    async def memory() -> dict[str, Any]:
+        store = open_task_store(tmp_path / "task")
+        await store.setup()
+        try:
+            return dict(await store.items(request.namespace))
+        finally:
+            await store.close()
+
+    rows = asyncio.run(memory())
+    assert rows["budget/model_calls"] == 4 and "ledger/model:assess:r2" not in rows
