@@ -1,8 +1,10 @@
 """Pure checks of an answer draft, and the published status (no I/O).
 
-A claim is valid when every citation verified as an exact quote of a selected chunk (against the
-full stored paragraph), the grounding review supports it, and (``cross_check``, status
-``answered``) it has two independent origins. A draft is valid when all its claims are valid.
+A citation (claim + quote) passes when its quote verified as exact text of a selected chunk
+(against the full stored paragraph) and the grounding review supports the claim from that quote;
+with ``cross_check`` (any status but ``insufficient-evidence``) a claim's passing citations must
+also come from two independent origins. A draft is valid when every citation passes; otherwise
+only the failed citations go to the one repair and the passing ones stay.
 
 The status is decided by code (:func:`decide_status`); the model's status is only a hint:
 ``conflicting-evidence`` needs a verified conflict (both sides' quotes verified), a draft without
@@ -12,6 +14,7 @@ exists), and ``answered`` needs at least one valid claim.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,8 +31,10 @@ class Evaluation:
     Attributes:
         problems: human-readable problems (empty = valid); sent to the repair call.
         claims: JSON claims for the report (grouped by claim text).
-        failed: indexes (into the citations) of claims that failed a check; the rest passed.
-        valid_claims: the JSON claims (as in ``claims``) whose every check passed.
+        failed: indexes (into the citations) of citations that failed a check (all of a claim's
+            citations when its cross-check failed); the rest passed.
+        valid_claims: JSON claims built from the citations that passed every check (a claim with
+            one failed and one passing citation keeps the passing one here).
     """
 
     problems: list[str] = field(default_factory=list)
@@ -56,8 +61,21 @@ def decide_status(hint: str, valid_claims: int, has_conflict: bool) -> str:
     return "answered"
 
 
+_HEADER = re.compile(r"^\s*(?:\[C\d+\]\s*)?\((?:[^()]|\([^()]*\))* - https?://[^()\s]+\)\s*")
+
+
+def strip_header(quote: str) -> str:
+    """Remove a copied chunk header (``[C1] (title - https://origin)``) from the start of a quote.
+
+    Small models sometimes copy the whole evidence line; the header is our rendering, not page
+    text. Only this exact header shape is removed; the rest must still be exact paragraph text.
+    """
+    return _HEADER.sub("", quote, count=1)
+
+
 def draft_citations(draft: Mapping[str, Any], labels: Mapping[str, str]) -> list[dict[str, str]]:
-    """The draft's claims with chunk labels resolved to chunk ids.
+    """The draft's claims with chunk labels resolved to chunk ids (copied chunk headers removed
+    from quotes, see :func:`strip_header`).
 
     Args:
         draft: an ``AnswerOutput`` dict.
@@ -70,7 +88,7 @@ def draft_citations(draft: Mapping[str, Any], labels: Mapping[str, str]) -> list
         {
             "claim": str(item.get("claim", "")),
             "chunk_id": resolve_label(str(item.get("chunk_id", "")), labels),
-            "quote": str(item.get("quote", "")),
+            "quote": strip_header(str(item.get("quote", ""))),
         }
         for item in draft.get("claims") or []
     ]
@@ -118,6 +136,45 @@ def _as_check(result: Mapping[str, Any]) -> QuoteCheck:
     )
 
 
+def _claim_json(claim: str, results: Sequence[Mapping[str, Any]], quotes_ok: bool, grounded: bool,
+                reasons: Sequence[str], cross: bool | None, origins: Sequence[str]) -> dict[str, Any]:
+    return {
+        "claim": claim,
+        "citations": [citation_json(r) for r in results if r["ok"]],
+        "verification": {
+            "quotes_verified": quotes_ok,
+            "grounded": grounded,
+            "grounding_reason": "; ".join(reasons),
+            "cross_check_passed": cross,
+            "origins": list(origins),
+        },
+    }
+
+
+def merge_claims(claims: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Merge valid JSON claims with the same text (e.g. a kept claim and its repaired twin).
+
+    Args:
+        claims: valid claims (every check passed) in order.
+
+    Returns:
+        One claim per normalized text, citations concatenated (duplicates dropped), origins united.
+    """
+    out: dict[str, dict[str, Any]] = {}
+    for claim in claims:
+        key = normalize_text(str(claim["claim"])).lower()
+        if key not in out:
+            out[key] = {**claim, "citations": list(claim["citations"]),
+                        "verification": dict(claim["verification"])}
+            continue
+        into = out[key]
+        seen = {(c["chunk_id"], c["start"], c["end"]) for c in into["citations"]}
+        into["citations"] += [c for c in claim["citations"] if (c["chunk_id"], c["start"], c["end"]) not in seen]
+        verification = into["verification"]
+        verification["origins"] = sorted(set(verification["origins"]) | set(claim["verification"]["origins"]))
+    return list(out.values())
+
+
 def evaluate_draft(
     draft: Mapping[str, Any],
     citations: Sequence[Mapping[str, str]],
@@ -148,16 +205,17 @@ def evaluate_draft(
         groups.setdefault(normalize_text(citation["claim"]).lower(), []).append(i)
     del conflicts  # the status rules live in decide_status
     for indexes in groups.values():
-        before = len(out.problems)
         claim_text = citations[indexes[0]]["claim"]
         checks = [_as_check(verified[i]) for i in indexes]
         quotes_ok = all(c.ok for c in checks)
         grounded = True
         reasons = []
+        bad: list[int] = []
         for i in indexes:
             check = verified[i]
             n = i + 1
             if not check["ok"]:
+                bad.append(i)
                 out.problems.append(
                     f"claim {n}: quote {check['quote']!r} is not exact text of chunk {citations[i]['chunk_id']} "
                     f"({check['reason']})"
@@ -165,36 +223,35 @@ def evaluate_draft(
             verdict = by_n.get(n)
             if verdict is None or not verdict.get("supported"):
                 grounded = False
+                bad.append(i)
                 reason = str((verdict or {}).get("reason") or "no supporting verdict")
                 reasons.append(reason)
                 out.problems.append(f"claim {n}: grounding review: not supported ({reason})")
+        good = [i for i in indexes if i not in bad]
         cross = None
         origins: list[str] = sorted({c.chunk.origin for c in checks if c.ok and c.chunk})
         if cross_check and status != "insufficient-evidence":  # any claim that could be published as an answer
-            result = crosscheck(checks)
+            result = crosscheck([_as_check(verified[i]) for i in good])
             cross = result.passed
             if not result.passed:
+                bad = list(indexes)
+                good = []
                 out.problems.append(
                     f"claim {claim_text!r}: needs exact quotes from two different sites with different text "
                     f"(has {result.independent})"
                 )
-        claim_json = {
-            "claim": claim_text,
-            "citations": [citation_json(verified[i]) for i in indexes if verified[i]["ok"]],
-            "verification": {
-                "quotes_verified": quotes_ok,
-                "grounded": grounded,
-                "grounding_reason": "; ".join(reasons),
-                "cross_check_passed": cross,
-                "origins": origins,
-            },
-        }
-        out.claims.append(claim_json)
-        if len(out.problems) > before:
-            out.failed.extend(indexes)
-        else:
-            out.valid_claims.append(claim_json)
+        out.claims.append(_claim_json(claim_text, [verified[i] for i in indexes], quotes_ok, grounded, reasons,
+                                      cross, origins))
+        out.failed.extend(sorted(set(bad)))
+        if good:
+            # the citations that passed every check stand on their own (failed ones go to the repair)
+            good_checks = [checks[indexes.index(i)] for i in good]
+            out.valid_claims.append(_claim_json(
+                claim_text, [verified[i] for i in good], True, True, [], cross,
+                sorted({c.chunk.origin for c in good_checks if c.chunk}),
+            ))
     return out
 
 
-__all__ = ["Evaluation", "citation_json", "decide_status", "draft_citations", "evaluate_draft"]
+__all__ = ["Evaluation", "citation_json", "decide_status", "draft_citations", "evaluate_draft", "merge_claims",
+           "strip_header"]

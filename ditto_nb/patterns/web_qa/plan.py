@@ -7,7 +7,10 @@ verification + regrade) → ``report:commit`` → ``publish``. A completed task 
 
 Repair sends back only the claims that failed (with their problems); claims that passed every
 check stay as they are, and only the repaired claims are regraded. After the one repair any
-failing claim raises :class:`~ditto_nb.errors.UngroundedAnswer` (nothing is published). The
+failing claim raises :class:`~ditto_nb.errors.UngroundedAnswer` (nothing is published) — unless the
+repair itself concluded ``insufficient-evidence``: then that verdict is published with the valid
+claims only and a fixed text (:data:`INSUFFICIENT_TEXT`); failed claims and the model's text are
+withheld, so nothing unverified is published. The
 published status is decided by code from the checked claims and the verified conflicts
 (:func:`ditto_nb.patterns.web_qa.evaluate.decide_status`); the model's status is a hint.
 """
@@ -22,12 +25,22 @@ from ditto_nb.patterns.common import TaskScope, add_stage_commit, binding_for, b
 from ditto_nb.patterns.common.binding import canonical_json
 from ditto_nb.patterns.common.ledger import now_iso
 from ditto_nb.patterns.web_qa import prompts
-from ditto_nb.patterns.web_qa.evaluate import Evaluation, citation_json, decide_status, draft_citations, evaluate_draft
+from ditto_nb.patterns.web_qa.evaluate import (
+    Evaluation,
+    citation_json,
+    decide_status,
+    draft_citations,
+    evaluate_draft,
+    merge_claims,
+)
 from ditto_nb.patterns.web_qa.report import WebQaReport, render_markdown
 from ditto_nb.patterns.web_qa.request import WebQaRequest
 from ditto_nb.patterns.web_qa.stages import RunState, plan_stage, read_stage, searched_stage, selected_stage
 from ditto_nb.runtime.capabilities import CONTEXT_LOAD, INTERACTION_ACT_TOOL
 from ditto_nb.runtime.graph import graph
+
+INSUFFICIENT_TEXT = "The pages read do not state a verifiable answer to this question."
+"""Answer text published when the repair concluded ``insufficient-evidence`` but a claim still failed."""
 
 STAGES = ("plan", "searched", "read", "selected", "report")
 """Stage names accepted by ``stop_after``, in order."""
@@ -56,7 +69,7 @@ def _verify_and_ground(run: RunState, g: Any, purpose: str, answer_get: Any, ans
 def _report_stage(run: RunState, plan: Mapping[str, Any], read: Mapping[str, Any],
                   selected: Mapping[str, Any]) -> Generator[Any, Any, dict[str, Any]]:
     req = run.request
-    question = plan["normalized_question"]
+    question = req.question  # the question as asked (a small model's restatement may drop a hop)
     chunks = [c for c in selected["candidates"] if c["chunk_id"] in set(selected["selected"])]
     labels = {prompts.label(i): c["chunk_id"] for i, c in enumerate(chunks)}
     conflicts_out = []
@@ -75,7 +88,7 @@ def _report_stage(run: RunState, plan: Mapping[str, Any], read: Mapping[str, Any
             }))
         conflicts_out.append({"topic": conflict["topic"], "sides": sides})
     repaired = False
-    answer: dict[str, Any]
+    answer: dict[str, Any] = {}
     if plan["needs_clarification"]:
         answer = {"status": "needs-clarification",
                   "text": plan["clarification"] or "The question is unclear; please clarify it.", "claims": []}
@@ -93,15 +106,23 @@ def _report_stage(run: RunState, plan: Mapping[str, Any], read: Mapping[str, Any
             kept = [items[i] for i in range(len(items)) if i not in set(result.failed)]
             draft, result = yield from _draft_round(run, "repair", question, chunks, labels, selected,
                                                     conflicts_out, failed, result.problems, kept)
+            claims = merge_claims([*claims, *result.valid_claims])
             if result.problems:
-                raise UngroundedAnswer("the answer failed verification after one repair: " + "; ".join(result.problems))
-            claims = claims + result.valid_claims
-        status = decide_status(str(draft["status"]), len(claims), bool(conflicts_out))
-        answer = {"status": status, "text": str(draft.get("answer", "")), "claims": claims}
+                if draft["status"] != "insufficient-evidence":
+                    raise UngroundedAnswer("the answer failed verification after one repair: "
+                                           + "; ".join(result.problems))
+                # The model itself concludes the evidence is insufficient: publish that verdict with
+                # the valid claims only; the failed claims and the model's text are withheld.
+                withheld = len(set(result.failed))
+                answer = {"status": decide_status("insufficient-evidence", len(claims), bool(conflicts_out)),
+                          "text": f"{INSUFFICIENT_TEXT} ({withheld} unverified claim(s) withheld.)", "claims": claims}
+        if "status" not in answer:
+            status = decide_status(str(draft["status"]), len(claims), bool(conflicts_out))
+            answer = {"status": status, "text": str(draft.get("answer", "")), "claims": claims}
     report = {
         "task_id": req.id,
         "question": req.question,
-        "normalized_question": question,
+        "normalized_question": plan["normalized_question"],
         "queries": list(plan["queries"]),
         "searches": [
             {"query": r.get("query", ""), "ok": bool(r.get("ok")), "failure": r.get("failure"),
@@ -212,4 +233,4 @@ def run_web_qa_loop(input: Mapping[str, Any], options: Mapping[str, Any] | None 
     return dict(s["report"])
 
 
-__all__ = ["STAGES", "canonical_json", "run_web_qa_loop"]
+__all__ = ["INSUFFICIENT_TEXT", "STAGES", "canonical_json", "run_web_qa_loop"]

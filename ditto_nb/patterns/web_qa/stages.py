@@ -313,16 +313,21 @@ def candidate_chunks(question: str, queries: list[str], pages: list[Mapping[str,
 
 
 def selected_stage(run: RunState, plan: Mapping[str, Any], read: Mapping[str, Any]) -> Step:
-    """Stage ``selected``: filter evidence, find missing facets and conflicts (one model call)."""
+    """Stage ``selected``: filter evidence, find missing facets and conflicts (one model call).
+
+    The select (and answer) prompts show the question as asked, not the plan's restatement: a small
+    model's restatement can drop a hop ("Which river runs through London?" for a question about
+    Big Ben's city). Ranking uses both.
+    """
     candidates, omitted = ([], []) if plan["needs_clarification"] else rank_candidates(
-        plan["normalized_question"], plan["queries"], read["pages"]
+        f'{run.request.question} {plan["normalized_question"]}', plan["queries"], read["pages"]
     )
     labels = {prompts.label(i): c["chunk_id"] for i, c in enumerate(candidates)}
     g = graph("selected")
     get = None
     done: tuple[str, ...] = ()
     if candidates:
-        get = run.add_model_call(g, "select", prompts.select_messages(plan["normalized_question"], candidates),
+        get = run.add_model_call(g, "select", prompts.select_messages(run.request.question, candidates),
                                  prompts.SelectOutput)
         done = run.model_node("select")
 
@@ -339,7 +344,7 @@ def selected_stage(run: RunState, plan: Mapping[str, Any], read: Mapping[str, An
             if chunk_id in index and chunk_id not in chosen:
                 chosen.append(chunk_id)
         fallback = not chosen
-        conflicts = []
+        conflicts: list[dict[str, Any]] = []
         for item in out.conflicts:
             conflict = verify_conflict(
                 item.topic,
@@ -352,14 +357,14 @@ def selected_stage(run: RunState, plan: Mapping[str, Any], read: Mapping[str, An
             sides = [
                 {"chunk_id": s.chunk_id, "quote": s.quote} for s in conflict.sides
             ]
-            conflicts.append({"topic": normalize_text(conflict.topic), "sides": sides})
+            conflicts.append({"topic": normalize_text(conflict.topic), "sides": list(sides)})
             for side in sides:
                 if side["chunk_id"] not in chosen:
                     chosen.append(side["chunk_id"])
         if fallback:
             chosen = [c["chunk_id"] for c in candidates]
         rank = {c["chunk_id"]: i for i, c in enumerate(candidates)}
-        conflict_ids = {side["chunk_id"] for conflict in conflicts for side in conflict["sides"]}
+        conflict_ids = {str(side["chunk_id"]) for conflict in conflicts for side in conflict["sides"]}
         # conflict sides first (both must be shown), then by rank; the rest is over the answer budget
         chosen.sort(key=lambda cid: (cid not in conflict_ids, rank[cid]))
         over = chosen[MAX_ANSWER_CHUNKS:]

@@ -1,0 +1,47 @@
+"""Unit tests of ditto_nb.evidence.rank: BM25 ranking and sentence-bounded excerpts."""
+
+from __future__ import annotations
+
+from ditto_nb.evidence import bm25_rank, excerpt, locate_quote
+from ditto_nb.evidence.rank import terms
+
+
+def test_terms_drop_short_and_stop_words() -> None:
+    assert terms("Which river flows through the city of Paris?") == ["river", "flows", "through", "city", "paris"]
+
+
+def test_bm25_prefers_rare_matching_terms_and_keeps_ties_in_order() -> None:
+    texts = [
+        "Paris is a city in Texas.",
+        "The river Seine flows through Paris.",
+        "Fog covers the bridge.",
+        "The Seine is a river in France.",
+        "Fog covers the bridge.",
+    ]
+    ranked = bm25_rank("Which river flows through Paris?", texts)
+    assert [r.index for r in ranked][:1] == [1]
+    assert ranked[0].matched == ("flows", "paris", "river", "through")
+    assert ranked[-2].score == ranked[-1].score == 0.0
+    assert [r.index for r in ranked[-2:]] == [2, 4]
+    assert all(a.score >= b.score for a, b in zip(ranked, ranked[1:], strict=False))
+
+
+def test_bm25_empty_inputs() -> None:
+    assert bm25_rank("river", []) == []
+    assert [r.score for r in bm25_rank("", ["a river"])] == [0.0]
+
+
+def test_excerpt_cuts_at_sentence_end_and_quotes_still_verify_on_full_text() -> None:
+    text = "The Seine is a river in northern France. It is about 777 kilometres long. It ends in the Channel."
+    short = excerpt(text, 80)
+    assert short == "The Seine is a river in northern France. It is about 777 kilometres long. …"
+    assert excerpt(text, 500) == text
+    sentence = short.removesuffix(" …").split(". ")[1]
+    assert locate_quote(sentence, [text]) is not None
+
+
+def test_excerpt_without_sentence_end_cuts_at_a_space() -> None:
+    text = "word " * 40
+    short = excerpt(text, 23)
+    assert short.endswith(" …") and len(short.removesuffix(" …")) <= 23
+    assert short.removesuffix(" …").split() == ["word"] * 4

@@ -1,0 +1,76 @@
+"""Reuse of a busy local model server: a held port is probed patiently and never gets a second
+server (real TCP/HTTP servers on 127.0.0.1; no model needed)."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from ditto_nb.errors import ModelTransportError
+from ditto_nb.local_model.server import LocalModelServer
+
+ALIAS = "qwen2.5-coder-0.5b-instruct"
+
+
+class _SlowModels(BaseHTTPRequestHandler):
+    """Answers ``GET /v1/models`` after ``delay`` seconds, like a server busy generating."""
+
+    delay = 3.0
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server API
+        time.sleep(self.delay)
+        body = json.dumps({"object": "list", "data": [{"id": ALIAS, "object": "model"}]}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - silence the test log
+        return
+
+
+@pytest.fixture
+def slow_server() -> Iterator[int]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _SlowModels)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield int(server.server_address[1])
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture
+def silent_port() -> Iterator[int]:
+    """A port that accepts TCP connections but never answers HTTP."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(16)
+    try:
+        yield int(sock.getsockname()[1])
+    finally:
+        sock.close()
+
+
+def test_busy_server_is_reused_after_a_slow_probe(slow_server: int) -> None:
+    server = LocalModelServer("local-small", port=slow_server, model_alias=ALIAS)
+    began = time.monotonic()
+    server.start()
+    assert server.reused and server.pid is None
+    assert time.monotonic() - began >= _SlowModels.delay  # the 2 s probe alone would have given up
+
+
+def test_held_port_without_answer_never_gets_a_second_server(silent_port: int) -> None:
+    server = LocalModelServer("local-small", port=silent_port, model_alias=ALIAS)
+    server.busy_wait_seconds = 3.0
+    with pytest.raises(ModelTransportError, match="not starting a second server"):
+        server.start()
+    assert server.pid is None and not server.reused

@@ -1,0 +1,155 @@
+"""Web QA rules that keep small-model runs short and honest: ranked and capped prompts, status
+decided by code, repair of the failed claims only (scripted model, real sandbox/Redis/SQLite)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ditto_nb.errors import ModelOutputInvalid, UngroundedAnswer
+from ditto_nb.patterns.common import SearchSetup
+from ditto_nb.patterns.web_qa.evaluate import decide_status, strip_header
+from ditto_nb.patterns.web_qa.plan import INSUFFICIENT_TEXT
+from ditto_nb.patterns.web_qa.stages import MAX_ANSWER_CHUNKS, MAX_CANDIDATES
+from tests.patterns.web_qa.helpers import Script, chunks_in_prompt, make_request, purpose_of, quote_with, run_once
+
+
+class Recorder:
+    """Wrap a responder and keep every request it answered."""
+
+    def __init__(self, script: Script) -> None:
+        self.script = script
+        self.requests: list[dict[str, Any]] = []
+
+    def __call__(self, request: dict[str, Any]) -> dict[str, Any]:
+        self.requests.append(request)
+        return self.script(request)
+
+    def of(self, purpose: str) -> dict[str, Any]:
+        return next(r for r in self.requests if purpose_of(r) == purpose)
+
+
+def test_decide_status_rules() -> None:
+    assert decide_status("conflicting-evidence", 2, False) == "answered"
+    assert decide_status("conflicting-evidence", 0, False) == "insufficient-evidence"
+    assert decide_status("conflicting-evidence", 1, True) == "conflicting-evidence"
+    assert decide_status("answered", 0, True) == "conflicting-evidence"
+    assert decide_status("answered", 0, False) == "insufficient-evidence"
+    assert decide_status("answered", 1, True) == "answered"
+    assert decide_status("insufficient-evidence", 3, False) == "insufficient-evidence"
+    assert decide_status("needs-clarification", 1, False) == "answered"
+
+
+def test_strip_header_removes_only_the_rendered_chunk_header() -> None:
+    assert strip_header("(Paris - https://wiki.test:8443) The Seine flows.") == "The Seine flows."
+    assert strip_header("[C2] (Paris - https://wiki.test:8443) The Seine.") == "The Seine."
+    assert strip_header("(Seine (Atlas of Rivers) - https://atlas.test:1) In total.") == "In total."
+    assert strip_header("It (not - really) flows") == "It (not - really) flows"
+
+
+async def test_repair_resends_only_failed_claims_and_keeps_passed_ones(
+    tmp_path: Path, web, search, config, scripted_model
+) -> None:
+    def answer(chunks: list[tuple[str, str, str]]) -> dict[str, Any]:
+        span = quote_with(chunks, "1,280 meters long")[0]
+        paint = next(label for label, _o, text in chunks if "International Orange" in text)
+        return {"status": "answered", "answer": "1,280 m, orange.", "claims": [
+            {"claim": "The main span is 1,280 meters long.", "chunk_id": span[0], "quote": span[1]},
+            {"claim": "The bridge is red.", "chunk_id": paint, "quote": "painted bright red"}]}
+
+    def repair(chunks: list[tuple[str, str, str]]) -> dict[str, Any]:
+        paint = next(label for label, _o, text in chunks if "International Orange" in text)
+        return {"status": "answered", "answer": "1,280 m, International Orange.", "claims": [
+            {"claim": "The bridge is painted International Orange.", "chunk_id": paint,
+             "quote": "The bridge is painted International Orange."}]}
+
+    recorder = Recorder(Script(answer=answer, repair=repair))
+    scripted_model.responder = recorder
+    report = await run_once(tmp_path / "t", make_request(web), config, search, scripted_model)
+    assert recorder.script.seen == ["plan", "select", "answer", "ground", "repair", "regrade"]
+    repair_prompt = recorder.of("repair")["messages"][-1]["content"]
+    kept, failed = repair_prompt.split("Kept claims:\n", 1)[1].split("Failed claims:\n", 1)
+    assert "1,280 meters long" in kept and "painted bright red" not in kept
+    assert "painted bright red" in failed and "1,280" not in failed.split("Problems:")[0]
+    assert "not exact text" in failed
+    regrade_prompt = recorder.of("regrade")["messages"][-1]["content"]
+    assert regrade_prompt.count(". Claim:") == 1 and "International Orange" in regrade_prompt
+    assert report.repaired and report.answer.status == "answered"
+    assert [c.claim for c in report.answer.claims] == [
+        "The main span is 1,280 meters long.", "The bridge is painted International Orange."]
+    assert all(c.verification.quotes_verified and c.verification.grounded for c in report.answer.claims)
+
+
+async def test_conflict_status_is_not_offered_without_a_verified_conflict(
+    tmp_path: Path, web, search, config, scripted_model
+) -> None:
+    recorder = Recorder(Script())
+    scripted_model.responder = recorder
+    report = await run_once(tmp_path / "t", make_request(web), config, search, scripted_model)
+    assert report.answer.status == "answered" and not report.repaired
+    answer_request = recorder.of("answer")
+    assert "conflicting-evidence" not in answer_request["messages"][0]["content"]  # not in the schema/grammar
+    assert answer_request["max_tokens"] == 400
+    assert recorder.of("plan")["max_tokens"] == 200 and recorder.of("ground")["max_tokens"] == 300
+
+
+async def test_conflicting_model_output_without_verified_conflict_is_rejected(
+    tmp_path: Path, web, search, config, scripted_model
+) -> None:
+    """The narrow schema makes an unfounded conflicting-evidence an invalid model output (raised)."""
+    scripted_model.responder = Script(answer=lambda c: {"status": "conflicting-evidence", "answer": "x", "claims": []})
+    with pytest.raises(ModelOutputInvalid, match="PlainAnswerOutput"):
+        await run_once(tmp_path / "t", make_request(web), config, search, scripted_model)
+
+
+async def test_prompts_are_ranked_and_capped_and_omissions_recorded(
+    tmp_path: Path, sandbox_factory, config, scripted_model
+) -> None:
+    filler = [f"Bridge note {i}: the bridge towers are repainted every {i + 2} years." for i in range(10)]
+    pages = [
+        {"url": "https://alpha.test/g", "title": "Golden Gate Bridge",
+         "paragraphs": ["The main span of the Golden Gate Bridge is 1,280 meters long.", *filler[:5],
+                        "Unrelated words about cooking pasta."]},
+        {"url": "https://beta.test/g", "title": "Bridge notes", "paragraphs": filler[5:]},
+    ]
+    web = sandbox_factory(pages)
+    recorder = Recorder(Script(queries=["Golden Gate Bridge main span"]))
+    scripted_model.responder = recorder
+    report = await run_once(tmp_path / "t", make_request(web), config, SearchSetup.from_sandbox(web), scripted_model)
+    select_chunks = chunks_in_prompt(recorder.of("select"))
+    answer_chunks = chunks_in_prompt(recorder.of("answer"))
+    assert len(select_chunks) == MAX_CANDIDATES and len(answer_chunks) == MAX_ANSWER_CHUNKS
+    assert "1,280 meters long" in select_chunks[0][2]  # best BM25 match first
+    assert all("pasta" not in text for _label, _origin, text in select_chunks)
+    reasons = {o.reason for o in report.selection.omitted}
+    assert {"no-match", "rank-budget", "answer-budget"} <= reasons
+    shown = {c.chunk_id for c in report.evidence}
+    assert len(shown) == MAX_ANSWER_CHUNKS and not shown & {o.chunk_id for o in report.selection.omitted}
+    assert report.answer.status == "answered"
+
+
+async def test_repair_concluding_insufficient_withholds_failed_claims(
+    tmp_path: Path, web, search, config, scripted_model
+) -> None:
+    bad = {"claim": "The bridge is red.", "chunk_id": "C1", "quote": "painted bright red"}
+    scripted_model.responder = Script(
+        answer=lambda c: {"status": "answered", "answer": "It is red.", "claims": [bad]},
+        repair=lambda c: {"status": "insufficient-evidence", "answer": "It is red.", "claims": [bad]},
+    )
+    report = await run_once(tmp_path / "t", make_request(web), config, search, scripted_model)
+    assert report.repaired and report.answer.status == "insufficient-evidence"
+    assert report.answer.claims == [] and report.answer.text.startswith(INSUFFICIENT_TEXT)
+    assert "red" not in report.answer.text
+
+
+async def test_repair_still_answering_with_failed_claims_is_never_published(
+    tmp_path: Path, web, search, config, scripted_model
+) -> None:
+    bad = {"claim": "The bridge is red.", "chunk_id": "C1", "quote": "painted bright red"}
+    scripted_model.responder = Script(answer=lambda c: {"status": "answered", "answer": "Red.", "claims": [bad]},
+                                      repair=lambda c: {"status": "answered", "answer": "Red.", "claims": [bad]})
+    with pytest.raises(UngroundedAnswer, match="not exact text"):
+        await run_once(tmp_path / "t", make_request(web), config, search, scripted_model)
+    assert not (tmp_path / "t" / "output" / "report.json").exists()
