@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, NoReturn, Optional
 
 import typer
 
@@ -35,9 +35,13 @@ def build(
         else:
             corpus = load_corpus(sources[0])
     except ConfigError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(code=2) from exc
-    count = write_corpus(corpus, output)
+        _fail(str(exc))
+    if not corpus:
+        _fail("the input holds no pages; a sandbox corpus needs at least one")
+    try:
+        count = write_corpus(corpus, output)
+    except OSError as exc:
+        _fail(f"cannot write {output}: {exc.strerror or exc}")
     typer.echo(f"wrote {count} pages to {output}")
 
 
@@ -54,10 +58,15 @@ def serve(
     try:
         pages = load_corpus(corpus)
     except ConfigError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(code=2) from exc
+        _fail(str(exc))
+    if not 0 <= port <= 65535:
+        _fail(f"--port must be 0-65535, not {port}")
     web = SandboxWeb(pages, workdir, wiki_host, port=port)
-    with web:
+    try:
+        web.start()
+    except OSError as exc:
+        _fail(f"cannot serve on 127.0.0.1:{port}: {exc.strerror or exc}")
+    try:
         typer.echo(f"port: {web.port}")
         typer.echo(f"ca: {web.ca_path}")
         typer.echo(f"api: {web.api_url}")
@@ -70,6 +79,13 @@ def serve(
                 time.sleep(0.5)
         except KeyboardInterrupt:
             typer.echo("stopping")
+    finally:
+        web.close()
+
+
+def _fail(message: str) -> NoReturn:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code=2)
 
 
 def register(app: typer.Typer) -> None:
