@@ -59,7 +59,7 @@ def demo(
             question.question,
             task_dir,
             task_id=f"demo-{provider}-{question_id}",
-            request_fields={"max_queries": 2, "max_pages": 4, "cross_check": False, "allow_partial": True},
+            request_fields={"max_queries": 2, "max_pages": 6, "cross_check": False, "allow_partial": True},
             provider=provider,
             sandbox=demo_corpus_path(),
             config_path=config,
