@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 import socket
 import ssl
@@ -108,8 +109,9 @@ def wiki_title(title: str) -> str | None:
     """Return ``title`` as MediaWiki stores it (spaces, first letter upper-case), or None.
 
     None when MediaWiki cannot hold it in the main namespace: empty, longer than 255 bytes,
-    characters ``# < > [ ] | { }``, control characters, percent or HTML-entity sequences,
-    ``~~~``, relative path parts, a leading colon or a namespace prefix.
+    characters ``# < > [ ] | { }``, control characters, percent or HTML-entity sequences
+    (HTML entities are unescaped first: HotpotQA has ``Etiquette &amp; Espionage``), ``~~~``,
+    relative path parts, a leading colon or a namespace prefix.
 
     Args:
         title: a page title such as ``Kiss_and_Tell (1945 film)``.
@@ -117,7 +119,7 @@ def wiki_title(title: str) -> str | None:
     Returns:
         e.g. ``Kiss and Tell (1945 film)``.
     """
-    text = " ".join(title.replace("_", " ").split())
+    text = " ".join(html.unescape(title).replace("_", " ").split())
     if not text or len(text.encode("utf-8")) > 255 or text.startswith(":") or _BAD_TITLE.search(text):
         return None
     if ":" in text and text.split(":", 1)[0].strip().lower() in _NAMESPACE_PREFIXES:
