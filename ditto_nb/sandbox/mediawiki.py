@@ -129,7 +129,7 @@ class MediaWikiSite:
         tmp, sessions = self.folder / "tmp", self.folder / "sessions"
         sessions.mkdir(parents=True, exist_ok=True)
         return ["-d", f"sys_temp_dir={tmp}", "-d", f"upload_tmp_dir={tmp}", "-d", f"session.save_path={sessions}",
-                "-d", "memory_limit=512M"]
+                "-d", "memory_limit=512M", "-d", "opcache.enable_cli=1"]
 
     def _maintenance(self, script: str, *args: str, stdin: bytes | None = None) -> str:
         command = [self.php, *self._php_flags(), str(self.mediawiki_dir / "maintenance" / script), *args]
