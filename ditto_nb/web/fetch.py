@@ -345,8 +345,9 @@ async def read_page(url: str, *, policy: NetworkPolicy) -> Page:
     Returns:
         A :class:`Page`. Failures that belong to the page are recorded in ``failure``:
         ``http-<status>`` (the extractor never runs on them), ``too-large``, ``timeout``,
-        ``connect``, ``protocol``, ``unsupported-content-type``, ``not-content:<kind>``
-        (redirect stub, bot wall, cookie wall: no paragraphs).
+        ``connect``, ``protocol``, ``unsupported-content-type``, ``unsupported-content-encoding``,
+        ``not-text`` (a binary body: no paragraphs), ``not-content:<kind>`` (redirect stub, bot
+        wall, cookie wall: no paragraphs).
 
     Raises:
         InvalidURL: ``url`` or a ``Location`` header is malformed.
@@ -377,7 +378,7 @@ async def read_page(url: str, *, policy: NetworkPolicy) -> Page:
         charset=charset,
         sha256=hashlib.sha256(raw.body).hexdigest(),
         paragraphs=extraction.paragraphs,
-        failure=f"not-content:{kind}" if kind else None,
+        failure=("not-text" if kind == "not-text" else f"not-content:{kind}") if kind else None,
         headers=raw.headers,
         body=raw.body,
     )
