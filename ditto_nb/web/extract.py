@@ -40,13 +40,18 @@ _DROPPED_TAGS = (
     "script", "style", "template", "noscript", "iframe", "object", "embed", "svg", "canvas",
     "select", "button", "input", "textarea", "head",
 )  # fmt: skip
+_ZERO = r"(?:0+(?:\.0*)?|\.0+)"  # a CSS zero: 0, 0.0, .0
 _HIDDEN_STYLE = re.compile(
-    r"display\s*:\s*none|visibility\s*:\s*hidden|(?<![\w-])opacity\s*:\s*(?:0+(?:\.0*)?|\.0+)\s*(?:!important\s*)?(?:;|$)"
-    r"|(?<![\w-])(?:left|top|right|text-indent)\s*:\s*-\s*(?:\d{4,}(?:\.\d*)?(?:px)?|\d{3,}(?:\.\d*)?(?:em|rem))\b"
-    r"|(?<![\w-])clip\s*:\s*rect\((?:\s*[01](?:\.0*)?(?:px)?\s*,?){4}\s*\)",
+    r"display\s*:\s*none|visibility\s*:\s*hidden"
+    rf"|(?<![\w-])opacity\s*:\s*{_ZERO}\s*(?:!important\s*)?(?:;|$)"
+    r"|(?<![\w-])(?:left|top|right|text-indent)\s*:\s*-\s*"
+    r"(?:\d{4,}(?:\.\d*)?(?:px)?|\d{3,}(?:\.\d*)?(?:em|rem))\b"  # off-screen: -1000px or beyond
+    r"|(?<![\w-])clip\s*:\s*rect\((?:\s*[01](?:\.0*)?(?:px)?\s*,?){4}\s*\)",  # empty clip
     re.IGNORECASE,
 )
-_ZERO_FONT = re.compile(r"(?<![\w-])font-size\s*:\s*(?:0+(?:\.0*)?|\.0+)(?:px|em|rem|pt|%)?\s*(?:!important\s*)?(?:;|$)", re.IGNORECASE)
+_ZERO_FONT = re.compile(
+    rf"(?<![\w-])font-size\s*:\s*{_ZERO}(?:px|em|rem|pt|%)?\s*(?:!important\s*)?(?:;|$)", re.IGNORECASE
+)
 _ANY_FONT = re.compile(r"(?<![\w-])font-size\s*:", re.IGNORECASE)
 _TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9:-]*)\b[^>]*>")
 _VOID_TAGS = frozenset("area base br col embed hr img input link meta param source track wbr".split())

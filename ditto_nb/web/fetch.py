@@ -3,10 +3,10 @@
 Rules (SPEC §5): HTTPS only; the origin must be allowed; each host is resolved once, its
 address checked and the connection pinned to it (:mod:`ditto_nb.web.transport`); redirects are
 followed here one hop at a time and every hop is re-checked; the body is read by
-:func:`ditto_nb.web.body.read_capped_body` (streaming, capped after content-encoding decoding); the
-whole fetch runs under the policy's wall-clock ``deadline_seconds``; connect errors, 429 and 503 are retried with
-exponential backoff (tenacity), honouring ``Retry-After`` (RFC 9110 §10.2.3) up to
-``max_retry_after_seconds``.
+:func:`ditto_nb.web.body.read_capped_body` (streaming, capped after content-encoding decoding);
+the whole fetch runs under the policy's wall-clock ``deadline_seconds``; connect errors, 429 and
+503 are retried with exponential backoff (tenacity), honouring ``Retry-After`` (RFC 9110
+§10.2.3) up to ``max_retry_after_seconds``.
 """
 
 from __future__ import annotations
