@@ -21,12 +21,14 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from ditto_nb.errors import InvalidRequest, PolicyViolation
+from ditto_nb.errors import InvalidRequest, PolicyViolation, SearchProviderError
+from ditto_nb.patterns.common import SearchSetup
 from ditto_nb.patterns.deep_research import parse_request
 from ditto_nb.patterns.web_qa import WebQaRequest
 from ditto_nb.sandbox import SandboxPage, SandboxWeb
 from ditto_nb.web import NetworkPolicy, fetch, read_page
 from ditto_nb.web.extract import analyze_html
+from ditto_nb.web.search import BraveProvider, MediaWikiProvider
 from ditto_nb.web.policy import embedded_ipv4, normalize_origin, refused_reason
 from tests.web.test_fetch import ARTICLE, _bomb_b64
 
@@ -44,6 +46,23 @@ async def test_trickling_page_times_out_at_the_deadline(sandbox_factory: Factory
     assert page.failure == "timeout" and page.paragraphs == []
     assert elapsed < 2.0 + 1.0, f"took {elapsed:.1f} s"
     assert web.requests == [("a.test", "/slow")]  # the page really started answering
+
+
+@pytest.mark.parametrize("provider", ["brave", "mediawiki"])
+async def test_trickling_search_reply_fails_at_the_deadline(sandbox_factory: Factory, provider: str) -> None:
+    reply = base64.b64encode(json.dumps({"query": {"search": []}, "web": {"results": []}}).encode()).decode()
+    path = BRAVE_PATH if provider == "brave" else "/w/api.php"
+    web = sandbox_factory([SandboxPage(url=f"https://search.test{path}", raw_body_b64=reply,
+                                       content_type="application/json", trickle_seconds=0.5)])
+    policy = web.policy(deadline_seconds=1.5, retries=0)
+    endpoint = web.url_for(f"https://search.test{path}")
+    searcher: BraveProvider | MediaWikiProvider = (
+        BraveProvider("k", policy, endpoint=endpoint) if provider == "brave" else MediaWikiProvider(endpoint, policy)
+    )
+    started = time.monotonic()
+    with pytest.raises(SearchProviderError, match="timeout"):
+        await searcher.search("copper", 5)
+    assert time.monotonic() - started < 1.5 + 1.0
 
 
 def test_deadline_is_a_positive_policy_field() -> None:
@@ -159,6 +178,8 @@ def test_not_an_origin_is_refused_everywhere(value: str) -> None:
     assert value in str(web_qa.value)
     with pytest.raises(InvalidRequest, match="not an origin"):
         parse_request(base)
+    with pytest.raises(InvalidRequest, match="not an origin"):  # a host application's grant
+        SearchSetup(permitted_origins=(value,)).page_policy(("https://alpha.test",))
 
 
 def test_origins_are_normalized_with_an_optional_slash() -> None:
