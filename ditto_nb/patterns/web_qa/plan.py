@@ -25,6 +25,7 @@ from ditto_nb.patterns.common import TaskScope, add_stage_commit, binding_for, b
 from ditto_nb.patterns.common.binding import canonical_json
 from ditto_nb.patterns.common.ledger import now_iso
 from ditto_nb.patterns.web_qa import prompts
+from ditto_nb.patterns.web_qa.hop import hop_stages, merge_hop, plan_hop
 from ditto_nb.patterns.web_qa.evaluate import (
     Evaluation,
     citation_json,
@@ -119,15 +120,16 @@ def _report_stage(run: RunState, plan: Mapping[str, Any], read: Mapping[str, Any
         if "status" not in answer:
             status = decide_status(str(draft["status"]), len(claims), bool(conflicts_out))
             answer = {"status": status, "text": str(draft.get("answer", "")), "claims": claims}
+    hop_results = list((run.stages.get("hop-searched") or {}).get("results") or [])
     report = {
         "task_id": req.id,
         "question": req.question,
         "normalized_question": plan["normalized_question"],
-        "queries": list(plan["queries"]),
+        "queries": list(plan["queries"]) + [str(r.get("query", "")) for r in hop_results],
         "searches": [
             {"query": r.get("query", ""), "ok": bool(r.get("ok")), "failure": r.get("failure"),
              "hits": [{k: h.get(k) for k in ("rank", "title", "url", "snippet", "discovery_only")} for h in r.get("hits") or []]}
-            for r in run.stages["searched"]["results"]
+            for r in [*run.stages["searched"]["results"], *hop_results]
         ],
         "selection": {"selected": list(selected["selected"]), "missing": list(selected["missing"]),
                       "conflicts": conflicts_out, "omitted": list(selected.get("omitted") or [])},
@@ -170,6 +172,11 @@ def _draft_round(run: RunState, purpose: str, question: str, chunks: list[dict[s
     verdicts = prompts.GroundOutput.model_validate(ground_get(outputs)).model_dump(mode="json")["verdicts"]
     result = evaluate_draft(draft, cites, outputs[verify_id], verdicts, conflicts=conflicts, cross_check=req.cross_check)
     return draft, result
+
+
+def req_question(run: RunState) -> str:
+    """The question as asked (second-hop chunks are ranked against it)."""
+    return run.request.question
 
 
 def _publish(run: RunState, report: Mapping[str, Any]) -> Generator[Any, Any, None]:
@@ -226,7 +233,14 @@ def run_web_qa_loop(input: Mapping[str, Any], options: Mapping[str, Any] | None 
             elif stage == "selected":
                 s[stage] = yield from selected_stage(run, s["plan"], s["read"])
             else:
-                s[stage] = yield from _report_stage(run, s["plan"], s["read"], s["selected"])
+                read, selected = s["read"], s["selected"]
+                hop = plan_hop(run, s["plan"], s["searched"], s["read"], s["selected"])
+                if hop is not None:
+                    done = yield from hop_stages(run, hop, s["read"])
+                    selected = merge_hop(req_question(run), s["selected"], hop, done["read"])
+                    read = {**read, "failures": [*read["failures"], *done["read"]["failures"]],
+                            "omitted": [*read["omitted"], *done["read"]["omitted"]]}
+                s[stage] = yield from _report_stage(run, s["plan"], read, selected)
         if stop_after == stage:
             return {"status": "checkpoint", "stage": stage}
     yield from _publish(run, s["report"])

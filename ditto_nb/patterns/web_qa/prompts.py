@@ -66,6 +66,8 @@ class SelectOutput(_Schema):
     """Output of ``Task: select``."""
 
     selected: list[str] = Field(description="Labels of useful chunks.")
+    lookup: list[str] = Field(default_factory=list, max_length=3,
+                              description="Names the chunks give that must be looked up next.")
     missing: list[str] = Field(default_factory=list, description="Parts of the question no chunk answers.")
     conflicts: list[ConflictItem] = Field(default_factory=list, description="Usually empty.")
 
@@ -200,7 +202,9 @@ def select_messages(question: str, chunks: Sequence[Mapping[str, Any]]) -> list[
     """
     system = (
         "Pick the labels of the chunks needed to answer the question; a question with two steps "
-        "needs a chunk for each step. missing: parts of the question no chunk answers. conflicts: "
+        "needs a chunk for each step. lookup: when the chunks name the in-between answer (a person, "
+        "place or work) but not the final fact about it, that name, to be searched next. missing: "
+        "parts of the question no chunk answers. conflicts: "
         "only two chunks giving different values for the same fact, with exact quotes; usually "
         f"empty. {_DATA_RULE}"
     )
