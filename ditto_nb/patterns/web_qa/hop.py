@@ -52,12 +52,12 @@ def plan_hop(run: RunState, plan: Mapping[str, Any], searched: Mapping[str, Any]
     done = [str(r.get("query", "")) for r in searched.get("results", [])]
     done += [str(r.get("used", "")) for r in searched.get("results", []) if r.get("used")]
     budget = req.max_queries - len(plan.get("queries") or [])
-    search = [{"text": q.text, "fallbacks": list(q.fallbacks), "entity": q.entity}
-              for q in hop_queries(lookup, [], done, budget)]
-    sent = {d.lower() for d in done} | {q["text"].lower() for q in search}
+    search: list[dict[str, Any]] = [{"text": q.text, "fallbacks": list(q.fallbacks), "entity": q.entity}
+                                     for q in hop_queries(lookup, [], done, budget)]
+    sent = {d.lower() for d in done} | {str(q["text"]).lower() for q in search}
     # then the plan's own later queries (its guess at the second step), then missing facets
     search += [dict(q) for q in plan.get("deferred") or [] if str(q["text"]).lower() not in sent]
-    sent |= {q["text"].lower() for q in search}
+    sent |= {str(q["text"]).lower() for q in search}
     search += [{"text": q.text, "fallbacks": list(q.fallbacks), "entity": q.entity}
                for q in hop_queries([], missing, sorted(sent), budget)]
     search = search[: max(0, budget)]
