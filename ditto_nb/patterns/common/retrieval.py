@@ -142,6 +142,9 @@ def comparison_entities(question: str) -> list[str]:
     """
     entities = question_entities(question)
     if len(entities) < 2:
+        # "Were X and Y both …": one capitalized span joined by "and"/"or" names two entities
+        entities = [part for e in entities for part in re.split(r"\s+(?:and|or|&)\s+", e) if part]
+    if len(entities) < 2:
         return []
     text = normalize_text(question)
     choice = re.search(r"(.+?)\s*,?\s+or\s+(.+?)\??$", text)
