@@ -68,6 +68,15 @@ def _clean(span: str) -> str:
     return normalize_text(span.strip(" ,.;:?!\"'“”"))
 
 
+def _split_pair(span: str) -> list[str]:
+    """``Ed Wood and Scott Derrickson`` → both names; ``Kiss and Tell`` stays one title (a side
+    with fewer than two capitalized words is not a name of its own)."""
+    parts = re.split(r"\s+(?:and|&)\s+", span)
+    if len(parts) == 2 and all(sum(w[:1].isupper() for w in part.split()) >= 2 for part in parts):
+        return parts
+    return [span]
+
+
 def question_entities(question: str) -> list[str]:
     """Entity names in a question, most specific first.
 
@@ -115,7 +124,7 @@ def question_entities(question: str) -> list[str]:
         else:
             close()
     close()
-    found = [re.sub(r"(?:'s|’s)$", "", f) for f in found if not f.isdigit()]
+    found = [re.sub(r"(?:'s|’s)$", "", part) for f in found for part in _split_pair(f) if not part.isdigit()]
     quoted = len([m for m in _QUOTED.finditer(text)])
 
     def weight(item: tuple[int, str]) -> tuple[int, int, int]:
