@@ -98,7 +98,8 @@ def published_coverage(
     withheld: Sequence[Mapping[str, Any]],
 ) -> list[dict[str, Any]]:
     """Coverage consistent with the report: ``covered`` only when a published conclusion cites
-    evidence for the sub-question (its ``index``, or one of the row's evidence ids); otherwise
+    evidence for the sub-question (a finding counts for the sub-question its ``index`` names; one
+    naming no planned sub-question counts where the row lists its evidence id); otherwise
     ``gap``. ``conflict`` rows stay (both sides are quoted in the report).
 
     Args:
@@ -109,18 +110,24 @@ def published_coverage(
     Returns:
         New rows (same keys).
     """
+    indexes = {int(row["index"]) for row in coverage}
+
+    def counts(c: Mapping[str, Any], row: Mapping[str, Any]) -> bool:
+        # A finding counts for the sub-question it names; one naming none counts by evidence id.
+        index = int(c.get("index", 0) or 0)
+        return index == row["index"] if index in indexes else str(c["evidence_id"]) in row["evidence_ids"]
+
     rows = []
     for row in coverage:
         new = dict(row)
         if row["status"] != "conflict":
-            ids = set(row["evidence_ids"])
-            cites = [c for c in conclusions if int(c.get("index", 0)) == row["index"] or c["evidence_id"] in ids]
+            cites = [c for c in conclusions if counts(c, row)]
             if cites:
                 cited = [str(c["evidence_id"]) for c in cites]
                 new.update(status="covered", gap="", next_queries=[],
                            evidence_ids=list(dict.fromkeys([*cited, *row["evidence_ids"]])))
             else:
-                lost = [w for w in withheld if int(w.get("index", 0)) == row["index"] or w["evidence_id"] in ids]
+                lost = [w for w in withheld if counts(w, row)]
                 gap = (f"its finding was withheld: {'; '.join(lost[0]['reasons'])}" if lost
                        else row.get("gap") or "no published conclusion supports it")
                 new.update(status="gap", gap=gap)
