@@ -119,8 +119,9 @@ class SandboxPage(BaseModel):
         """Return the page's HTML text, rendering ``paragraphs`` when needed.
 
         Returns:
-            ``html`` as given, or ``<h1>title</h1>`` plus one ``<p>`` per paragraph
-            (html-escaped), or None for a raw-body or content-less page.
+            ``html`` as given, or (like a MediaWiki article) ``<title>title - Sandbox Wiki</title>``,
+            ``<h1 id="firstHeading">title</h1>`` plus one ``<p>`` per paragraph (html-escaped),
+            or None for a raw-body or content-less page.
         """
         if self.html is not None:
             return self.html
@@ -129,8 +130,8 @@ class SandboxPage(BaseModel):
         parts = [
             "<!DOCTYPE html>",
             "<html><head><meta charset=\"utf-8\">"
-            f"<title>{html_module.escape(self.title)}</title></head><body>",
-            f"<h1>{html_module.escape(self.title)}</h1>",
+            f"<title>{html_module.escape(self.title)} - {SITE_NAME}</title></head><body>",
+            f"<h1 id=\"firstHeading\" class=\"firstHeading\">{html_module.escape(self.title)}</h1>",
         ]
         parts.extend(f"<p>{html_module.escape(paragraph)}</p>" for paragraph in self.paragraphs)
         parts.append("</body></html>")
@@ -162,6 +163,10 @@ class SandboxPage(BaseModel):
         if self.raw_body_b64 is not None:
             return "application/octet-stream"
         return f"text/html; charset={self.charset or 'utf-8'}"
+
+
+SITE_NAME = "Sandbox Wiki"
+"""The site name in rendered pages' ``<title>`` (``Title - Sandbox Wiki``, as MediaWiki renders it)."""
 
 
 def wiki_url(title: str, host: str = DEFAULT_WIKI_HOST) -> str:

@@ -18,12 +18,11 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Generator
-from datetime import datetime, timezone
 from typing import Any
 
 from pydantic import BaseModel
 
-from ditto_nb.errors import BudgetExceeded, ReadFailed, SearchFailed, UngroundedAnswer
+from ditto_nb.errors import BudgetExceeded, ReadFailed, SearchFailed
 from ditto_nb.patterns.deep_research import prompts
 from ditto_nb.patterns.deep_research.coverage import (
     next_queries,
@@ -31,14 +30,9 @@ from ditto_nb.patterns.deep_research.coverage import (
     research_blocker,
     stop_after_round,
 )
-from ditto_nb.patterns.deep_research.evidence import accumulate, prompt_view, rank, select_for_report
-from ditto_nb.patterns.deep_research.report import (
-    CitedConclusion,
-    ResearchReport,
-    check_draft,
-    conflict_sides,
-    render_markdown,
-)
+from ditto_nb.patterns.deep_research.evidence import accumulate, prompt_view, rank
+from ditto_nb.patterns.deep_research.queries import first_round, reformulate, specs
+from ditto_nb.patterns.deep_research.report import render_markdown
 from ditto_nb.patterns.deep_research.request import ResearchRequest, parse_request
 from ditto_nb.patterns.deep_research.stages import (
     RESUME_ROW_NODES,
@@ -50,6 +44,7 @@ from ditto_nb.patterns.deep_research.stages import (
     model_payload,
     resume_graph,
 )
+from ditto_nb.patterns.deep_research.synthesis import synthesize
 from ditto_nb.patterns.deep_research.tools import TOOL_PUBLISH, TOOL_READ, TOOL_SEARCH, TOOL_SNAPSHOTS
 from ditto_nb.patterns.common import run_step
 from ditto_nb.runtime.capabilities import INTERACTION_ACT_TOOL
@@ -148,22 +143,28 @@ def _read_key(round_number: int, url: str) -> str:
     return f"read:r{round_number}:{hashlib.sha256(url.encode('utf-8')).hexdigest()[:12]}"
 
 
-def _search_round(st: _State, r: int, queries: list[str], failures: list[dict[str, Any]]) -> Plan:
-    """Run the round's searches; returns ``{"results": [...]}`` in query order."""
+def _search_round(st: _State, r: int, queries: list[dict[str, Any]], failures: list[dict[str, Any]]) -> Plan:
+    """Run the round's searches (specs ``{"text", "fallbacks", "entity"}``: the ``web_search``
+    tool tries the relaxation ladder on zero hits, and title search for the entity); returns
+    ``{"results": [...]}`` in query order."""
     request = st.request
     results: list[dict[str, Any] | None] = []
     g = graph(f"search:r{r}")
     after = _after(st)
     scheduled: dict[int, str] = {}
-    for i, query in enumerate(queries, start=1):
+    for i, spec in enumerate(queries, start=1):
         key = f"search:r{r}:q{i}"
         done = st.done(key)
         results.append(done)
         if done is None and st.can_charge("searches"):
             st.charge("searches")
+            args: dict[str, Any] = {"query": spec["text"], "limit": request.max_pages}
+            if spec.get("fallbacks"):
+                args["fallbacks"] = list(spec["fallbacks"])
+            if spec.get("entity"):
+                args["title"] = spec["entity"]
             scheduled[i - 1] = add_dispatch(g, request.namespace, key, "search", "searches", INTERACTION_ACT_TOOL,
-                                             {"tool": TOOL_SEARCH, "args": {"query": query, "limit": request.max_pages}},
-                                             after=after)
+                                             {"tool": TOOL_SEARCH, "args": args}, after=after)
     if scheduled:
         out = yield from _run(st, g, "search", r)
         for index, node in scheduled.items():
@@ -267,7 +268,10 @@ def run_research_loop(inp: dict[str, Any]) -> Plan:
     coverage = [{"index": i, "question": q, "status": "gap", "evidence_ids": [], "gap": "not researched yet",
                  "next_queries": []} for i, q in enumerate(plan["sub_questions"], start=1)]
     stop_reason: str | None = None if plan["clear"] else "clarification"
-    queries = plan["queries"]
+    subs = list(plan["sub_questions"])
+    queries = first_round(request.question, subs, plan["queries"], request.max_queries)
+    tried: list[str] = []
+    empty = 0  # consecutive rounds without new evidence
     r = 0
     while stop_reason is None:
         r += 1
@@ -276,12 +280,13 @@ def run_research_loop(inp: dict[str, Any]) -> Plan:
             stop_reason = research_blocker(request, st.used, st.elapsed())
             if stop_reason is not None:
                 break
-            frozen = {"queries": queries}
+            frozen = {"queries": [q["text"] for q in queries], "search": queries}
             st.pending.append((f"round/{r}/plan", frozen))
         st.worked = False
-        queries = list(frozen["queries"])
-        asked += queries
+        queries = list(frozen.get("search") or specs(frozen["queries"], request.question, subs))
+        asked += list(frozen["queries"])
         searched = yield from _search_round(st, r, queries, failures)
+        tried += [*asked, *(form for res in searched["results"] for form in res.get("tried", []))]
         reads = st.rows.get(f"round/{r}/reads")
         if reads is None:
             reads = {"urls": _candidates(st, r, searched["results"], seen_urls, omitted_urls)}
@@ -291,37 +296,47 @@ def run_research_loop(inp: dict[str, Any]) -> Plan:
         seen_urls.update(str(p.get("final_url", "")) for p in pages)
         evidence, left_out, added = accumulate(evidence, pages, r)
         omitted += left_out
+        empty = 0 if added else empty + 1
         key = f"model:assess:r{r}"
         if added == 0 and st.done(key) is None:
-            # Nothing new to assess: the coverage cannot change, so no model call is spent on it.
-            stop_reason = "no-progress"
+            # Nothing new to assess (no model call spent): reformulate by code; stop only after two
+            # consecutive empty rounds or when no new query can be formed.
+            queries = reformulate(request.question, subs, tried, request.max_queries) if empty < 2 else []
             record = {"round": r, "queries": list(frozen["queries"]), "reads": reads["urls"], "new_evidence": 0,
-                      "coverage": coverage, "assessed": False, "next_queries": []}
+                      "coverage": coverage, "assessed": False, "next_queries": [q["text"] for q in queries]}
             rounds.append(record)
             st.pending.append((f"stage/round/{r}", record))
-            break
+            stop_reason = "no-progress" if not queries else ("round-budget" if r >= request.max_rounds else None)
+            if stop_reason is None and stop_after == "round" and st.worked:
+                return (yield from _checkpoint(st, "round", r))
+            continue
         if st.done(key) is None and st.used["model_calls"] + 1 + 4 > request.max_model_calls:
             stop_reason = "model-budget"
-            rounds.append({"round": r, "queries": queries, "reads": reads["urls"], "new_evidence": added,
-                           "coverage": coverage, "assessed": False})
+            rounds.append({"round": r, "queries": list(frozen["queries"]), "reads": reads["urls"],
+                           "new_evidence": added, "coverage": coverage, "assessed": False})
             break
-        shown = prompt_view(rank(evidence, [request.question, *plan["sub_questions"], *queries]))
-        raw = yield from _model(st, key, "assess",
-                                prompts.assess_messages(request, plan["sub_questions"], shown, asked),
+        shown = prompt_view(rank(evidence, [request.question, *subs, *frozen["queries"]]))
+        raw = yield from _model(st, key, "assess", prompts.assess_messages(request, subs, shown, asked),
                                 prompts.AssessOutput, model, r)
-        coverage = normalize_coverage(raw["items"], plan["sub_questions"], evidence, request.cross_check)
-        queries = next_queries(coverage, asked, request.max_queries)
+        coverage = normalize_coverage(raw["items"], subs, evidence, request.cross_check)
+        proposed = next_queries(coverage, asked, request.max_queries)
+        queries = (specs(proposed, request.question, subs) if proposed
+                   else reformulate(request.question, subs, tried, request.max_queries))
         record = {"round": r, "queries": list(frozen["queries"]), "reads": reads["urls"], "new_evidence": added,
-                  "coverage": coverage, "assessed": True, "next_queries": queries}
+                  "coverage": coverage, "assessed": True, "next_queries": [q["text"] for q in queries]}
         rounds.append(record)
         st.pending.append((f"stage/round/{r}", record))
-        stop_reason = stop_after_round(request, r, coverage, added, queries, st.used, st.elapsed())
+        stop_reason = stop_after_round(request, r, coverage, empty, [q["text"] for q in queries], st.used,
+                                       st.elapsed())
         if stop_after == "round" and st.worked:
             return (yield from _checkpoint(st, "round", r))
 
     st.pending.append(("stage/evidence", {"items": evidence, "omitted": omitted}))
-    report = yield from _synthesize(st, model, plan, evidence, coverage, rounds, omitted, omitted_urls,
-                                    failures, stop_reason or "no-progress")
+    def ask(key: str, purpose: str, messages: list[dict[str, str]], schema: type[BaseModel]) -> Plan:
+        return (yield from _model(st, key, purpose, messages, schema, model))
+
+    report = yield from synthesize(ask, request, plan, evidence, coverage, rounds, omitted, omitted_urls,
+                                   failures, stop_reason or "no-progress", st.budgets, lambda: st.now)
     st.pending.append(("report", report))
     if stop_after == "report":
         return (yield from _checkpoint(st, "report", len(rounds)))
@@ -342,91 +357,6 @@ def _publish(st: _State, report: dict[str, Any]) -> Plan:
            {"tool": TOOL_PUBLISH, "args": {"report": report, "markdown": render_markdown(report)}}, after=("verify",))
     out = yield from _run(st, g, "publish")
     return {"status": "done", "report": report, "published": out["publish"]}
-
-
-def _checked(
-    draft: dict[str, Any], selected: list[dict[str, Any]]
-) -> tuple[list[dict[str, Any]], list[str], list[str]]:
-    """Quote-check a draft; findings are atomic (one statement, one quote), so when at least one
-    verifies, the unverifiable ones are dropped (and disclosed) instead of failing the draft.
-
-    Returns:
-        ``(conclusions, problems, dropped)``: ``problems`` is non-empty only when the draft has
-        findings and none verified.
-    """
-    conclusions, problems = check_draft(draft, selected)
-    if conclusions:
-        return conclusions, [], problems
-    return conclusions, problems, []
-
-
-def _reviewed(draft: dict[str, Any], conclusions: list[dict[str, Any]]) -> dict[str, Any]:
-    """What the independent review sees: the summary, the verified findings, the unknowns."""
-    return {"summary": draft.get("summary", ""), "unknowns": draft.get("unknowns", []),
-            "conclusions": [{"statement": c["statement"], "quote": c["quote"]} for c in conclusions]}
-
-
-def _synthesize(st: _State, model: dict[str, Any], plan: dict[str, Any], evidence: list[dict[str, Any]],
-                coverage: list[dict[str, Any]], rounds: list[dict[str, Any]], omitted: list[dict[str, Any]],
-                omitted_urls: list[dict[str, Any]], failures: list[dict[str, Any]], stop_reason: str) -> Plan:
-    """Report, independent review, at most one repair; returns the report dump."""
-    request = st.request
-    selected, left_out = select_for_report(evidence, coverage, [request.question, *plan["sub_questions"]])
-    gaps = [f"{row['question']}: {row['gap']}" for row in coverage if row["status"] == "gap"]
-    view = [{"id": c["id"], "origin": c["origin"], "text": c["text"]} for c in selected]
-    review: dict[str, Any] = {"ok": True, "problems": [], "repaired": False, "model_checked": False}
-    conclusions: list[dict[str, Any]] = []
-    if stop_reason == "clarification":
-        draft: dict[str, Any] = {"summary": "The topic is too vague to research; please answer the clarification "
-                                            "questions and start a new task.", "unknowns": []}
-    elif not selected:
-        draft = {"summary": "No usable evidence was found within the budgets; nothing is concluded.",
-                 "unknowns": gaps}
-    else:
-        draft = yield from _model(st, "model:report", "report",
-                                  prompts.report_messages(request, plan["sub_questions"], view, gaps),
-                                  prompts.DraftOutput, model)
-        conclusions, problems, dropped = _checked(draft, selected)
-        verdict: dict[str, Any] = {"ok": False, "problems": []}
-        if not problems:
-            verdict = yield from _model(st, "model:review", "review",
-                                        prompts.review_messages(_reviewed(draft, conclusions), coverage, gaps),
-                                        prompts.ReviewOutput, model)
-        if problems or not verdict["ok"]:
-            draft = yield from _model(st, "model:repair", "repair",
-                                      prompts.repair_messages(draft, problems + verdict["problems"], view, gaps),
-                                      prompts.DraftOutput, model)
-            conclusions, problems, dropped = _checked(draft, selected)
-            if problems:
-                raise UngroundedAnswer(f"the repaired report still has unverifiable quotes: {'; '.join(problems)}")
-            verdict = yield from _model(st, "model:review-2", "review",
-                                        prompts.review_messages(_reviewed(draft, conclusions), coverage, gaps),
-                                        prompts.ReviewOutput, model)
-            if not verdict["ok"]:
-                raise UngroundedAnswer(f"the repaired report failed review: {'; '.join(verdict['problems'])}")
-            review["repaired"] = True
-        review.update(ok=True, problems=list(verdict["problems"]), model_checked=True, dropped=dropped)
-    cited = {c["evidence_id"] for c in conclusions}
-    conflicts = conflict_sides(coverage, conclusions, evidence)
-    cited |= {side["evidence_id"] for conflict in conflicts for side in conflict["sides"]}
-    unknowns = list(dict.fromkeys([*draft.get("unknowns", []), *gaps]))
-    if stop_reason == "clarification":
-        status = "needs-clarification"
-    else:
-        status = "complete" if coverage and all(row["status"] != "gap" for row in coverage) else "partial"
-    report = ResearchReport(
-        id=request.id, question=request.question, research_type=request.research_type, audience=request.audience,
-        scope=request.scope, goal=plan["goal"], sub_questions=plan["sub_questions"], status=status,
-        stop_reason=stop_reason, clarification_questions=plan["clarification_questions"],
-        summary=str(draft.get("summary", "")), conclusions=[CitedConclusion.model_validate(c) for c in conclusions],
-        conflicts=conflicts, unknowns=unknowns,
-        coverage=coverage, rounds=rounds,
-        cited_chunks=[{k: v for k, v in c.items()} for c in selected if c["id"] in cited],
-        omitted=omitted + left_out, omitted_urls=omitted_urls, failures=failures,
-        budgets={**st.budgets(), "rounds": {"used": len(rounds), "limit": request.max_rounds}},
-        review=review, generated_at=datetime.fromtimestamp(st.now, timezone.utc).isoformat(),
-    )
-    return report.model_dump(mode="json")
 
 
 __all__ = ["run_research_loop"]

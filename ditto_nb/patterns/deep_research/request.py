@@ -21,6 +21,7 @@ RESEARCH_TYPES: tuple[str, ...] = ("market", "industry", "academic", "competitiv
 
 STOP_REASONS: tuple[str, ...] = (
     "coverage-complete",
+    "coverage-unsupported",
     "round-budget",
     "search-budget",
     "page-budget",
@@ -29,7 +30,9 @@ STOP_REASONS: tuple[str, ...] = (
     "no-progress",
     "clarification",
 )
-"""Every stop reason a finished research task may carry (SPEC §4)."""
+"""Every stop reason a finished research task may carry (SPEC §4). ``coverage-unsupported``: the
+assessment judged every sub-question answered, but the published (supported) conclusions do not
+cover them all, so the report may not claim ``coverage-complete``."""
 
 SYNTHESIS_RESERVE = 4
 """Model calls kept back, before another round's assessment, for report, review, one repair
