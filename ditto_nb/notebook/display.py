@@ -121,10 +121,21 @@ def summary_frame(values: Mapping[str, Any] | pd.Series) -> pd.DataFrame:
         values: ``{name: value}``.
 
     Returns:
-        A DataFrame with one row and one column per name.
+        A DataFrame with one row and one column per name (nested budgets as ``used/limit`` text,
+        lists joined with ``; ``).
     """
-    items = dict(values.items())
-    return pd.DataFrame([{k: round(v, 3) if isinstance(v, float) else v for k, v in items.items()}])
+    return pd.DataFrame([{str(k): _summary_value(v) for k, v in dict(values.items()).items()}])
+
+
+def _summary_value(value: Any) -> Any:
+    if isinstance(value, float):
+        return round(value, 3)
+    if isinstance(value, Mapping):  # e.g. budgets {name: {"used", "limit"}} → "name used/limit; ..."
+        return "; ".join(f"{k} {v.get('used')}/{v.get('limit')}" if isinstance(v, Mapping) else f"{k} {v}"
+                         for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return "; ".join(map(str, value)) or "none"
+    return value
 
 
 def stand_in_banner(provider: str, model: str = "") -> Notice:
