@@ -118,10 +118,9 @@ show_failures(failures_frame(task_dir))'''),
 text = shared.read_text(encoding="utf-8")
 assert text.startswith("# ") and "[^" not in text and (task_dir / "output" / "report.json").is_file()
 Markdown(text)'''),
-    ("code", '''await app.close()
-if form.running is not None:  # a task started with Run is still going: let it finish first
-    await form.running
-env.close()'''),
+    ("code", '''await app.close()  # this stage-by-stage task is finished; the form above keeps working'''),
+    ("markdown", '''The sandbox web and the model stay up so the form can run more questions. When you are done,
+`env.close()` stops them (shutting the kernel down does too).'''),
 ]
 
 NB02 = [

@@ -33,21 +33,6 @@ def _conflicts(view: TaskView, report: dict[str, Any]) -> list[tuple[str, list[d
     return [(str(c.get("question", "")), list(c.get("sides", []))) for c in report.get("conflicts", [])]
 
 
-def _failures(view: TaskView, report: dict[str, Any]) -> list[str]:
-    if view.pattern == "web_qa":
-        return [f"{f['stage']}: {f['source']} — {f['failure']}" for f in report.get("failures", [])]
-    return [f"{f.get('kind')}: {f.get('source')} — {f.get('error')}" for f in report.get("failures", [])]
-
-
-def _omissions(report: dict[str, Any]) -> list[str]:
-    lines = [f"URL not read: {o['url']} ({o['reason']})" for o in report.get("omitted_urls", [])]
-    lines += [f"evidence left out: {o.get('chunk_id')} from {o.get('final_url', '?')} ({o.get('reason')})"
-              for o in report.get("omitted", [])]
-    missing = (report.get("selection") or {}).get("missing", []) if "selection" in report else report.get("unknowns", [])
-    lines += [f"not established: {m}" for m in missing]
-    return lines
-
-
 STAND_IN_NOTICE = ("**Stand-in model.** Every model call of this task was answered by the scripted stand-in "
                    "(`ditto_nb.testing`), a rule-based responder for quick offline runs, not a language model: "
                    "its answers and verdicts are not research results.")
@@ -59,6 +44,29 @@ _MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_[]<>|#"})
 def _md(value: Any) -> str:
     """Inline Markdown text: specials backslash-escaped, newlines as spaces (nothing is cut)."""
     return str(value if value is not None else "").translate(_MD_SPECIAL).replace("\n", " ")
+
+
+def _ref(value: Any) -> str:
+    """A URL as a Markdown autolink ``<url>``; any other value as escaped text."""
+    text = str(value if value is not None else "")
+    return f"<{text}>" if text.startswith(("https://", "http://")) and not any(ch.isspace() for ch in text) else _md(text)
+
+
+def _failures(view: TaskView, report: dict[str, Any]) -> list[str]:
+    """Failure lines, already Markdown."""
+    if view.pattern == "web_qa":
+        return [f"{_md(f['stage'])}: {_ref(f['source'])} — {_md(f['failure'])}" for f in report.get("failures", [])]
+    return [f"{_md(f.get('kind'))}: {_ref(f.get('source'))} — {_md(f.get('error'))}" for f in report.get("failures", [])]
+
+
+def _omissions(report: dict[str, Any]) -> list[str]:
+    """Omission lines, already Markdown."""
+    lines = [f"URL not read: {_ref(o['url'])} ({_md(o['reason'])})" for o in report.get("omitted_urls", [])]
+    lines += [f"evidence left out: {_md(o.get('chunk_id'))} from {_ref(o.get('final_url', '?'))} ({_md(o.get('reason'))})"
+              for o in report.get("omitted", [])]
+    missing = (report.get("selection") or {}).get("missing", []) if "selection" in report else report.get("unknowns", [])
+    lines += [f"not established: {_md(m)}" for m in missing]
+    return lines
 
 
 class _Sources:
@@ -140,9 +148,9 @@ def render_report_markdown(task: TaskRef) -> str:
         lines += ["## Sources", ""] + sources.lines() + [""]
     failures, omissions = _failures(view, report), _omissions(report)
     if failures:
-        lines += ["## Failures", ""] + [f"- {_md(f)}" for f in failures] + [""]
+        lines += ["## Failures", ""] + [f"- {f}" for f in failures] + [""]
     if omissions:
-        lines += ["## Omissions", ""] + [f"- {_md(o)}" for o in omissions] + [""]
+        lines += ["## Omissions", ""] + [f"- {o}" for o in omissions] + [""]
     lines += [f"_Generated {report.get('generated_at')}; task {_md(report.get('task_id') or report.get('id'))}._", ""]
     return "\n".join(lines)
 
