@@ -26,8 +26,9 @@ TEXT_LIMIT = 240
 
 _TABLE_CSS = [
     {"selector": "", "props": "table-layout: auto; max-width: 100%; border-collapse: collapse; font-size: 12px"},
-    {"selector": "td, th", "props": "max-width: 30em; white-space: normal; overflow-wrap: anywhere; "
-                                    "text-align: left; vertical-align: top; padding: 2px 6px"},
+    {"selector": "td", "props": "max-width: 30em; white-space: normal; overflow-wrap: anywhere; "
+                                "text-align: left; vertical-align: top; padding: 2px 6px"},
+    {"selector": "th", "props": "white-space: nowrap; text-align: left; vertical-align: bottom; padding: 2px 6px"},
 ]
 
 
@@ -84,9 +85,10 @@ def show(df: pd.DataFrame, empty: str = "nothing yet", hide_index: bool = True) 
     styler = df.style.format({c: (lambda v, c=c: _cell(str(c), v)) for c in df.columns}, escape=None)
     if "status" in df.columns:
         styler = styler.map(lambda v: STATUS_COLOURS.get(str(v), ""), subset=["status"])
-    for column in ("quotes_verified", "grounded", "cross_check", "selected", "correct"):
-        if column in df.columns:
-            styler = styler.map(lambda v: {True: "background-color:#d4edda", False: "background-color:#f8d7da"}
+    for column in ("quotes_verified", "grounded", "cross_check", "correct", "selected"):
+        if column in df.columns:  # a verdict False is red; a paragraph not selected is just not selected
+            false_css = "" if column == "selected" else "background-color:#f8d7da"
+            styler = styler.map(lambda v, f=false_css: {True: "background-color:#d4edda", False: f}
                                 .get(v, "") if isinstance(v, bool) else "", subset=[column])
     styler = styler.set_table_styles(_TABLE_CSS)
     return styler.hide(axis="index") if hide_index else styler

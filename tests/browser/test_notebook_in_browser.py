@@ -139,6 +139,9 @@ def test_notebook_01_in_a_real_browser(lab: tuple[str, Path], tmp_path: Path) ->
             # The request form is a live widget with a question box and a Run button.
             form = page.locator(".ditto-ask-form")
             form.wait_for(timeout=30_000)
+            form.screenshot(path=str(tmp_path / "form.png"))
+            page.locator(".jp-CodeCell", has=page.locator(".ditto-progress")).nth(3).screenshot(
+                path=str(tmp_path / "stage-cell.png"))
             question_box = form.locator("textarea").first
             assert question_box.is_visible()
             # Every stage cell shows its own progress widget (stage, model calls, seconds).
