@@ -39,6 +39,8 @@ class SandboxPage(BaseModel):
         status: HTTP status code to answer with.
         redirect: ``Location`` target; with ``status`` 200 the page answers 302.
         delay_seconds: seconds to wait before answering (for timeout tests).
+        trickle_seconds: when > 0, the body is sent one byte at a time, this many seconds
+            apart (a slow page: every read returns within any read timeout).
         headers: extra response headers.
         charset: encoding of the body and, unless ``content_type`` is given, of the
             ``Content-Type`` header (default ``utf-8``).
@@ -57,6 +59,7 @@ class SandboxPage(BaseModel):
     status: int = Field(default=200, ge=100, le=599)
     redirect: str | None = None
     delay_seconds: float = Field(default=0.0, ge=0.0, le=120.0)
+    trickle_seconds: float = Field(default=0.0, ge=0.0, le=60.0)
     headers: dict[str, str] = Field(default_factory=dict)
     charset: str | None = None
     content_type: str | None = None

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from ditto_nb.errors import InvalidRequest
 from ditto_nb.patterns.common.binding import fingerprint as canonical_fingerprint
+from ditto_nb.web.policy import normalize_origins
 
 ResearchType = Literal["market", "industry", "academic", "competitive", "policy"]
 RESEARCH_TYPES: tuple[str, ...] = ("market", "industry", "academic", "competitive", "policy")
@@ -93,6 +94,14 @@ class ResearchRequest(BaseModel):
     @classmethod
     def _as_tuple(cls, value: Any) -> Any:
         return tuple(value) if isinstance(value, list) else value
+
+    @field_validator("allowed_origins")
+    @classmethod
+    def _origins(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        try:
+            return normalize_origins(value)
+        except InvalidRequest as exc:
+            raise ValueError(str(exc)) from None
 
     @field_validator("reference_urls")
     @classmethod
