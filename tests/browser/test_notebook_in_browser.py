@@ -172,13 +172,10 @@ def test_notebook_01_in_a_real_browser(lab: tuple[str, Path], tmp_path: Path) ->
             view = load_task(new[0])
             assert view.request["question"] == TYPED_QUESTION and view.report is not None
 
-            # No cell has an error output (the saved notebook holds exactly what the page showed).
-            page.keyboard.press("Control+s")
-            time.sleep(2)
+            # No cell has an error output: JupyterLab renders errors (and stderr) with this MIME type.
+            errors = page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']")
+            assert errors.count() == 0, errors.all_inner_texts()
+            assert page.locator(".jp-OutputArea-output").count() >= 15
         finally:
             browser.close()
-    saved = json.loads((root / "01_web_qa.ipynb").read_text(encoding="utf-8"))
-    outputs = [o for c in saved["cells"] if c["cell_type"] == "code" for o in c.get("outputs", [])]
-    assert outputs and not [o for o in outputs if o["output_type"] == "error"]
-    assert not [o for o in outputs if o.get("name") == "stderr" and "Traceback" in "".join(o.get("text", []))]
     assert all(urlparse(u).hostname != "127.0.0.1" for u in blocked)
