@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
 
 from ditto_nb.errors import FetchError, InvalidURL, PolicyViolation, RedirectLimit
+from ditto_nb.runtime.limits import limited
 from ditto_nb.web.decode import decode_html, media_type_of
 from ditto_nb.web.extract import analyze_html
 from ditto_nb.web.policy import NetworkPolicy, host_and_port, origin_of
@@ -279,7 +280,8 @@ async def fetch(
     async with client:
         while True:
             try:
-                result = await _hop_with_retries(client, backend, url, current, policy, accept, content_types)
+                async with limited("origin", origin_of(current)):  # shared Redis politeness limit, if any
+                    result = await _hop_with_retries(client, backend, url, current, policy, accept, content_types)
             except httpx.TimeoutException as exc:
                 raise FetchError(f"{current}: timed out ({exc})", failure="timeout", retryable=True) from exc
             except (httpx.ConnectError, httpx.NetworkError) as exc:
