@@ -15,12 +15,11 @@ from ditto_nb.notebook.demo import DemoResponder
 
 
 def prompt_question(request: dict[str, Any]) -> str:
-    """The ``Question:`` line of a chat request's last message ("" when absent)."""
-    messages = request.get("messages") or []
-    text = str(messages[-1].get("content") or "") if messages else ""
-    for line in text.splitlines():
-        if line.strip().startswith("Question:"):
-            return line.strip().removeprefix("Question:").strip()
+    """The first ``Question:`` line of a chat request, latest message first ("" when absent)."""
+    for message in reversed(request.get("messages") or []):
+        for line in str(message.get("content") or "").splitlines():
+            if line.strip().startswith("Question:"):
+                return line.strip().removeprefix("Question:").strip()
     return ""
 
 

@@ -16,6 +16,7 @@ Layout of a batch directory: ``tasks/<request id>/`` (one task directory each) a
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -81,12 +82,30 @@ def _frame(rows: list[dict[str, Any]], with_gold: bool) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns)
 
 
-def _default_client(n_workers: int) -> Any:
+def local_client(n_workers: int = 2, *, dashboard: bool = True) -> Any:
+    """Start a ``distributed.LocalCluster`` on 127.0.0.1 and return its ``Client``.
+
+    Worker processes (``n_workers``, one thread each: a task runs its own event loop) inherit
+    this process's environment. Close with ``client.close(); client.cluster.close()``.
+
+    Args:
+        n_workers: worker processes.
+        dashboard: serve the Dask dashboard on a free 127.0.0.1 port (``client.dashboard_link``).
+    """
     from distributed import Client, LocalCluster
 
-    cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-                           dashboard_address="127.0.0.1:0")  # type: ignore[no-untyped-call]
+    cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True, host="127.0.0.1",  # type: ignore[no-untyped-call]
+                           dashboard_address="127.0.0.1:0" if dashboard else None)
     return Client(cluster)  # type: ignore[no-untyped-call]
+
+
+def _prepare_local_model(config: RuntimeConfig, provider: str) -> None:
+    """Start a provider's local llama.cpp server here, once, so the workers reuse it."""
+    settings = config.providers.get(provider)
+    if settings is not None and settings.launch is not None:
+        from ditto_nb.local_model import ensure_local_provider
+
+        ensure_local_provider(config, provider)
 
 
 def run_batch(
@@ -111,8 +130,9 @@ def run_batch(
             processes (one thread each) on 127.0.0.1, closed at the end.
         directory: the batch directory (task directories and ``results.jsonl``); running again
             with the same directory resumes every task from its Memory.
-        config: runtime configuration; ``context.redis_url`` must name a Redis every worker
-            reaches (the embedded Redis is per process). ``memory`` picks the Memory backend.
+        config: runtime configuration; ``context.redis_url`` names a Redis every worker reaches
+            (unset with the default LocalCluster: one embedded Redis under the batch directory
+            serves its workers). ``memory`` picks the Memory backend.
         search: the search provider and policy extras (e.g. ``SearchSetup.from_sandbox(web)``).
         model: ``{"provider", "model"}``; None → ``config.model``.
         gold: request id → gold answer; adds ``em``, ``f1``, ``correct`` columns.
@@ -126,26 +146,51 @@ def run_batch(
 
     Raises:
         InvalidRequest: an invalid request or a duplicate id.
-        ConfigError: no shared Redis configured.
+        ConfigError: a client was given but no shared Redis is configured.
     """
     parsed = [WebQaRequest.parse(request) for request in requests]
     ids = [request.id for request in parsed]
     duplicates = sorted({i for i in ids if ids.count(i) > 1})
     if duplicates:
         raise InvalidRequest(f"duplicate request ids in the batch: {', '.join(duplicates[:5])}")
-    if not config.context.redis_url:
-        raise ConfigError("context.redis_url: a batch needs a Redis every worker reaches; "
-                          "set DITTO_WORKER_CONTEXT_REDIS_URL (the embedded Redis is per process)")
+    if not config.context.redis_url and client is not None:
+        raise ConfigError("context.redis_url: a batch on a Dask cluster needs a Redis every worker reaches; "
+                          "set DITTO_WORKER_CONTEXT_REDIS_URL (the embedded Redis serves this machine only)")
     batch_dir = Path(directory)
     batch_dir.mkdir(parents=True, exist_ok=True)
+    with contextlib.ExitStack() as stack:
+        if not config.context.redis_url:  # own LocalCluster: one embedded Redis shared by its workers
+            from ditto_nb.workers import EmbeddedRedis
+
+            embedded = EmbeddedRedis(batch_dir / "redis")
+            url = embedded.start()
+            stack.callback(embedded.stop)
+            config = config.model_copy(update={"context": config.context.model_copy(update={"redis_url": url})})
+        return _run_batch(parsed, client, batch_dir, config, search, model, gold, limits, n_workers, progress, on_row)
+
+
+def _run_batch(
+    parsed: list[WebQaRequest],
+    client: Any | None,
+    batch_dir: Path,
+    config: RuntimeConfig,
+    search: SearchSetup,
+    model: Mapping[str, str] | None,
+    gold: Mapping[str, str] | None,
+    limits: ConcurrencyLimits | None,
+    n_workers: int,
+    progress: bool,
+    on_row: Callable[[dict[str, Any]], None] | None,
+) -> BatchResult:
     choice = dict(model) if model is not None else {"provider": config.model.provider, "model": config.model.model}
     tasks = [
         BatchTask(directory=str(task_directory(batch_dir, r.id).resolve()), request=r.model_dump(mode="json"),
                   config=config, search=search, model=choice, gold=(gold or {}).get(r.id) or None, limits=limits)
         for r in parsed
     ]
+    _prepare_local_model(config, choice["provider"])
     own_client = client is None
-    active = _default_client(n_workers) if client is None else client
+    active = local_client(n_workers) if client is None else client
     try:
         rows = _gather(active, tasks, progress, on_row)
         link = str(getattr(active, "dashboard_link", "") or "")
@@ -195,4 +240,4 @@ def _gather(
     return rows
 
 
-__all__ = ["COLUMNS", "RESULTS_FILE_NAME", "BatchResult", "run_batch", "task_directory"]
+__all__ = ["COLUMNS", "RESULTS_FILE_NAME", "BatchResult", "local_client", "run_batch", "task_directory"]

@@ -38,9 +38,20 @@ def batch_model() -> Iterator[ScriptedModel]:
 
 def local_client(n_workers: int) -> Any:
     """A LocalCluster client on 127.0.0.1 whose worker processes import this worktree."""
-    from distributed import Client, LocalCluster
+    from ditto_nb.batch import local_client as start
 
     os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO_ROOT), os.environ.get("PYTHONPATH")) if p)
-    cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-                           dashboard_address=None)
-    return Client(cluster)
+    return start(n_workers, dashboard=False)
+
+
+@pytest.fixture(scope="session")
+def client() -> Iterator[Any]:
+    """One LocalCluster (2 workers) for every batch test: starting worker processes dominates the
+    wall time. Tests scale it to the workers they need."""
+    client = local_client(2)
+    try:
+        yield client
+    finally:
+        cluster = client.cluster
+        client.close()
+        cluster.close()
