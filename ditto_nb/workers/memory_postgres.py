@@ -86,20 +86,26 @@ def _describe(dsn: str) -> str:
     return " ".join(f"{key}={value}" for key, value in sorted(info.items()))
 
 
+_HELP = "Check that PostgreSQL (memory.dsn) answers, then resume the task; completed work is kept."
+
+
 @contextlib.contextmanager
 def _storage_errors(operation: str, where: str) -> Iterator[None]:
     """Translate psycopg / pool errors raised inside the block into :class:`StorageError`."""
     try:
         yield
     except PoolTimeout as exc:
-        raise StorageError(f"memory store ({where}): {operation}: no database connection: {exc}") from exc
+        raise StorageError(f"memory store ({where}): {operation}: no database connection: {exc}", help=_HELP) from exc
     except psycopg.OperationalError as exc:
         raise StorageError(
             f"memory store ({where}): {operation} failed, the database connection was lost or refused "
-            f"(not retried; resume the task): {exc}"
+            f"(not retried; resume the task): {exc}",
+            help=_HELP,
         ) from exc
     except psycopg.Error as exc:
-        raise StorageError(f"memory store ({where}): {operation} failed: {type(exc).__name__}: {exc}") from exc
+        raise StorageError(
+            f"memory store ({where}): {operation} failed: {type(exc).__name__}: {exc}", help=_HELP
+        ) from exc
 
 
 def _dumps(namespace: str, key: str, value: Any) -> str:
