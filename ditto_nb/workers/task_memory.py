@@ -5,7 +5,7 @@ picks the pair:
 
 - ``sqlite``: :class:`~ditto_nb.workers.memory.TaskLock` (``flock``) and the SQLite file inside the
   task directory (one machine);
-- ``postgres``: :class:`~ditto_nb.workers.memory_postgres.PostgresTaskLock` (advisory lock) and a
+- ``postgres``: :class:`~ditto_nb.workers.lock_postgres.PostgresTaskLock` (advisory lock) and a
   :class:`~ditto_nb.workers.memory_postgres.PostgresMemoryStore` namespaced by the directory's task
   id (any machine that mounts the task directory and reaches the database).
 """
@@ -47,7 +47,8 @@ def open_task_memory(
     """
     if memory is None or memory.backend == "sqlite":
         return TaskLock(directory), open_task_store(directory)
-    from ditto_nb.workers.memory_postgres import PostgresMemoryStore, PostgresTaskLock, task_id_of
+    from ditto_nb.workers.lock_postgres import PostgresTaskLock, task_id_of
+    from ditto_nb.workers.memory_postgres import PostgresMemoryStore
 
     assert memory.dsn is not None  # MemoryConfig validates it for postgres
     task_id = task_id_of(directory)

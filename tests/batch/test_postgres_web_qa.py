@@ -24,7 +24,8 @@ from ditto_nb.patterns.web_qa import WebQaReport, open_web_qa
 from ditto_nb.runtime.config import MemoryConfig
 from ditto_nb.sandbox import SandboxWeb
 from ditto_nb.testing import ScriptedModel, ScriptedReply, scripted_runtime_config
-from ditto_nb.workers.memory_postgres import PostgresMemoryStore, task_id_of
+from ditto_nb.workers.lock_postgres import task_id_of
+from ditto_nb.workers.memory_postgres import PostgresMemoryStore
 from tests.patterns.web_qa.helpers import Script, make_request, purpose_of, run_once
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

@@ -17,7 +17,8 @@ import pytest
 
 from ditto_nb.errors import StorageError, TaskLocked
 from ditto_nb.runtime.config import MemoryConfig, parse_runtime_config
-from ditto_nb.workers.memory_postgres import PG_MIGRATIONS, PostgresMemoryStore, PostgresTaskLock, task_id_of
+from ditto_nb.workers.lock_postgres import PostgresTaskLock, task_id_of
+from ditto_nb.workers.memory_postgres import PG_MIGRATIONS, PostgresMemoryStore
 from ditto_nb.workers.task_memory import open_task_memory
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -124,7 +125,7 @@ def test_memory_section_selects_the_backend(tmp_path: Path, postgres_dsn: str) -
 
 _HOLDER = """
 import sys, time
-from ditto_nb.workers.memory_postgres import PostgresTaskLock
+from ditto_nb.workers.lock_postgres import PostgresTaskLock
 lock = PostgresTaskLock(sys.argv[1], sys.argv[2])
 lock.acquire()
 print("locked", flush=True)
