@@ -43,8 +43,10 @@ class ConcurrencyLimits:
         per_endpoint: model calls in flight per model endpoint (base URL); None = unlimited.
         per_origin: page fetches (HTTP hops) in flight per origin; None = unlimited.
         endpoint_overrides: base URL → its own limit (e.g. a vLLM server that takes 16).
-        lease_seconds: a slot's lease (seconds), renewed while held; a dead holder's slot is
-            free again after at most this long.
+        lease_seconds: a slot's lease (seconds), renewed every third of it while held; a dead
+            holder's slot is free again after at most this long. Keep it well above the longest
+            stall a holder's event loop may suffer (a starved process that misses its renewals
+            loses the slot).
         poll_seconds: how often a waiter retries the slots (seconds).
         key_prefix: Redis key prefix of the slots.
     """
