@@ -11,7 +11,8 @@ advisory lock keeps one process per task), task directories on a filesystem ever
 and :class:`~ditto_nb.runtime.limits.ConcurrencyLimits` in the same Redis.
 
 Layout of a batch directory: ``tasks/<request id>/`` (one task directory each) and
-``results.jsonl`` (one row per task, rewritten at the end of every run).
+``results.jsonl`` (one row per task: appended as rows arrive, rewritten in request order at the
+end of every run).
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ class BatchResult:
         frame: one row per request, in request order (see :data:`COLUMNS`).
         directory: the batch directory.
         dashboard_link: the Dask dashboard URL of the cluster that ran the batch ("" if none).
-        workers: the number of Dask workers when the batch started.
+        workers: the number of Dask workers when the batch ended.
     """
 
     frame: pd.DataFrame
@@ -191,8 +192,17 @@ def _run_batch(
     _prepare_local_model(config, choice["provider"])
     own_client = client is None
     active = local_client(n_workers) if client is None else client
+    results = batch_dir / RESULTS_FILE_NAME
     try:
-        rows = _gather(active, tasks, progress, on_row)
+        with results.open("w", encoding="utf-8") as handle:  # rows as they arrive: kept if interrupted
+
+            def record(row: dict[str, Any]) -> None:
+                handle.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
+                handle.flush()
+                if on_row is not None:
+                    on_row(row)
+
+            rows = _gather(active, tasks, progress, record)
         link = str(getattr(active, "dashboard_link", "") or "")
         workers = len(active.scheduler_info().get("workers", {}))
     finally:
@@ -203,7 +213,7 @@ def _run_batch(
                 cluster.close()
     by_id = {row["id"]: row for row in rows}
     ordered = [by_id[request.id] for request in parsed]
-    with (batch_dir / RESULTS_FILE_NAME).open("w", encoding="utf-8") as handle:
+    with results.open("w", encoding="utf-8") as handle:  # rewritten in request order
         for row in ordered:
             handle.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
     return BatchResult(_frame(ordered, gold is not None), batch_dir, link, workers)
