@@ -70,7 +70,7 @@ class BatchResult:
             if column in self.frame:
                 out[column] = round(float(self.frame[column].astype(float).mean()), 4)
         out["model_calls"] = int(self.frame["model_calls"].fillna(0).sum())
-        return pd.Series(out)
+        return pd.Series(out, dtype=object)
 
 
 def task_directory(batch_dir: str | os.PathLike[str], request_id: str) -> Path:

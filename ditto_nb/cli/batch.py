@@ -80,8 +80,11 @@ def _print_table(frame: Any) -> None:
     import pandas as pd
 
     columns = [c for c in ("id", "status", "correct", "f1", "model_calls", "seconds", "worker", "answer") if c in frame]
-    with pd.option_context("display.max_colwidth", 60, "display.width", 200, "display.max_rows", 10_000):
-        typer.echo(frame[columns].to_string(index=False))
+    table = frame[columns].copy()
+    long = table["answer"].str.len() > 60
+    table.loc[long, "answer"] = table.loc[long, "answer"].str.slice(0, 59) + "…"
+    with pd.option_context("display.width", 250, "display.max_rows", 10_000):
+        typer.echo(table.to_string(index=False))
 
 
 def batch(
