@@ -249,23 +249,20 @@ NB03 = [
 
 Every question of a HotpotQA-shaped JSONL file (default: the packaged `demo_questions.jsonl`;
 set `DITTO_EVAL_QUESTIONS` to a file of the same shape — its context paragraphs become the sandbox
-corpus) runs as its own Web QA task. `DITTO_EVAL_LIMIT` caps the number of questions (default: all
+corpus) runs as its own Web QA task, all of them as one batch on a local Dask cluster
+(`ditto_nb.batch.run_batch`: each task resumes from its Memory if a worker dies). `DITTO_EVAL_LIMIT` caps the number of questions (default: all
 for the scripted model, 2 for a local model, to keep CI short). Scores: SQuAD v1.1 token F1 and
 "correct" = the normalized gold answer occurs in the answer. *Answered* is what the task says of
 itself; *correct* is what the gold answer says of it.'''),
     ("code", '''import os
-import time
 
-import pandas as pd
+from IPython.display import Markdown, display
 from matplotlib.figure import Figure
-from tqdm.auto import tqdm
 
-from ditto_nb.errors import DittoError
 from ditto_nb.notebook.ask import fresh_task_id, tasks_folder
 from ditto_nb.notebook.demo import open_notebook_env
 from ditto_nb.notebook.display import show, stand_in_banner, summary_frame
-from ditto_nb.notebook.evaluation import contains_answer, token_f1
-from ditto_nb.patterns.web_qa import WebQaReport, WebQaRequest, create_task, open_web_qa, run_web_qa
+from ditto_nb.patterns.web_qa import WebQaRequest
 from ditto_nb.sandbox import demo_questions_path, import_hotpotqa, load_hotpotqa_questions'''),
     ("code", '''questions_path = os.environ.get("DITTO_EVAL_QUESTIONS") or str(demo_questions_path())
 pages = import_hotpotqa(questions_path) if os.environ.get("DITTO_EVAL_QUESTIONS") else None
@@ -277,30 +274,26 @@ questions = load_hotpotqa_questions(questions_path)[:limit]
 assert len(questions) >= 1
 print(env.provider, len(questions), "questions from", questions_path)
 stand_in_banner(env.provider, env.model["model"])'''),
-    ("code", '''async def evaluate(question):
-    request = WebQaRequest(id=fresh_task_id(f"eval-{question.id}"), tenant="demo", principal="analyst",
-                           question=question.question, allowed_origins=tuple(env.web.allowed_origins),
-                           max_queries=1, max_pages=3)
-    task_dir = tasks / request.id
-    await create_task(task_dir, request, env.search)
-    app = await open_web_qa(task_dir, request, env.config, env.search)
-    started = time.monotonic()
-    try:
-        report = await run_web_qa(app.runtime, {"request": request, "model": env.model})
-        assert isinstance(report, WebQaReport)
-        status, text = report.answer.status, report.answer.text
-    except DittoError as exc:  # a typed failure is an outcome too (e.g. UngroundedAnswer)
-        status, text = type(exc).__name__, ""
-    finally:
-        await app.close()
-    return {"question": question.question, "gold": question.answer, "answer": text, "status": status,
-            "correct": contains_answer(text, question.answer), "f1": round(token_f1(text, question.answer), 3),
-            "model_calls": len(app.infer.calls), "seconds": round(time.monotonic() - started, 2), "id": question.id}'''),
-    ("code", '''rows = []
-for question in tqdm(questions, desc="questions"):
-    rows.append(await evaluate(question))
-results = pd.DataFrame(rows)
-assert len(results) == len(questions)
+    ("code", '''from ditto_nb.batch import local_client, run_batch
+from ditto_nb.batch.demo import batch_demo_responder
+
+if env.scripted is not None:
+    env.scripted.responder = batch_demo_responder  # many tasks share one scripted model: no state between calls
+requests = [WebQaRequest(id=fresh_task_id(f"eval-{q.id}"), tenant="demo", principal="analyst", question=q.question,
+                         allowed_origins=tuple(env.web.allowed_origins), max_queries=1, max_pages=3) for q in questions]
+gold = {r.id: q.answer for r, q in zip(requests, questions)}
+client = local_client(n_workers=2)
+display(Markdown(f"Dask dashboard (live while the batch runs): <{client.dashboard_link}>"))'''),
+    ("code", '''try:
+    batch = run_batch(requests, client, directory=tasks / fresh_task_id("batch"), config=env.config,
+                      search=env.search, model=env.model, gold=gold)
+finally:
+    client.close()
+    client.cluster.close()
+asked = {r.id: r.question for r in requests}
+results = batch.frame.assign(question=batch.frame["id"].map(asked), gold=batch.frame["id"].map(gold))
+results = results[["question", "gold", "answer", "status", "correct", "f1", "model_calls", "seconds", "worker", "id"]]
+assert len(results) == len(questions) and results["id"].is_unique
 assert results["model_calls"].between(1, 6).all()
 assert results["f1"].between(0, 1).all()
 show(results)'''),

@@ -1,6 +1,6 @@
 """The ``ditto-nb`` command line: thin, it calls the same public API a notebook calls.
 
-Sub-commands live in one module each (``sandbox``, ``qa``, ``research``) and register
+Sub-commands live in one module each (``sandbox``, ``qa``, ``research``, ``batch``) and register
 themselves on :data:`app` through :func:`_register`.
 """
 
@@ -12,7 +12,7 @@ import typer
 
 app = typer.Typer(help="ditto_nb: grounded web QA and bounded deep research.", no_args_is_help=True)
 
-_SUBMODULES = ("sandbox", "qa", "research")
+_SUBMODULES = ("sandbox", "qa", "research", "batch")
 
 
 def _register() -> None:

@@ -119,6 +119,29 @@ class SearchSettings(_Section):
     )
 
 
+class MemoryConfig(_Section):
+    """Where a task's Memory lives (``memory:`` in ``ditto.yaml``; override per task with
+    ``config.model_copy(update={"memory": MemoryConfig(...)})``).
+
+    ``sqlite`` (default): one SQLite file in each task directory, locked with ``flock``.
+    ``postgres``: one PostgreSQL database shared by many tasks (namespaced by task id), locked
+    with ``pg_advisory_lock`` so the lock holds across machines.
+    """
+
+    backend: Literal["sqlite", "postgres"] = Field(default="sqlite", description="Memory backend.")
+    dsn: str | None = Field(
+        default=None, description="libpq connection string or URL (postgres only), e.g. '${DITTO_MEMORY_DSN}'."
+    )
+    pool_max_size: int = Field(default=4, ge=1, le=64, description="Pooled connections per store (postgres).")
+    connect_timeout_seconds: float = Field(default=10.0, gt=0, description="Connection timeout (seconds).")
+
+    @model_validator(mode="after")
+    def _postgres_needs_dsn(self) -> MemoryConfig:
+        if self.backend == "postgres" and not self.dsn:
+            raise ValueError("memory.dsn is required when memory.backend is postgres")
+        return self
+
+
 class RuntimeConfig(_Section):
     """The whole validated ``ditto.yaml``."""
 
@@ -126,6 +149,7 @@ class RuntimeConfig(_Section):
     providers: dict[str, ProviderConfig] = Field(min_length=1)
     context: ContextConfig = Field(default_factory=ContextConfig)
     search: SearchSettings = Field(default_factory=SearchSettings)
+    memory: MemoryConfig = Field(default_factory=MemoryConfig)
 
     @model_validator(mode="after")
     def _default_provider_exists(self) -> RuntimeConfig:
@@ -278,6 +302,7 @@ __all__ = [
     "REDIS_URL_ENV",
     "ContextConfig",
     "LaunchConfig",
+    "MemoryConfig",
     "ModelSelection",
     "ProviderConfig",
     "RuntimeConfig",

@@ -45,6 +45,12 @@ context:
   redis_url: "${DITTO_WORKER_CONTEXT_REDIS_URL}"
   ttl_seconds: 3600
 
+# Memory of every task: a SQLite file in its directory (default), or one PostgreSQL database shared
+# by many tasks and machines (ditto_nb.batch on a Dask cluster):
+#   memory: {backend: postgres, dsn: "${DITTO_MEMORY_DSN}"}
+memory:
+  backend: sqlite
+
 search:
   provider: mediawiki
   mediawiki_api_url: "https://en.wikipedia.org/w/api.php"

@@ -77,6 +77,9 @@ class ScriptedModel:
         requests: every received ``/chat/completions`` JSON body, in order.
         responder: optional per-request reply function.
         unanswered: calls that found neither a responder reply nor a queued one.
+        max_in_flight: the most ``/chat/completions`` calls ever being served at once.
+        overlaps: calls that arrived while another call was still being served (0 means the
+            endpoint never saw two calls at the same time).
     """
 
     def __init__(self, model_name: str = "scripted", *, latency_seconds: float = 0.0) -> None:
@@ -85,6 +88,9 @@ class ScriptedModel:
         self.responder: Responder | None = None
         self.requests: list[dict[str, Any]] = []
         self.unanswered = 0
+        self.max_in_flight = 0
+        self.overlaps = 0
+        self._in_flight = 0
         self._queue: deque[ScriptedReply] = deque()
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
@@ -180,10 +186,23 @@ class ScriptedModel:
             self._queue.clear()
             self.requests.clear()
             self.unanswered = 0
+            self.max_in_flight = 0
+            self.overlaps = 0
         self.responder = None
         self.latency_seconds = 0.0
 
     # -- serving (called from handler threads) --------------------------------------------
+    def _enter(self) -> None:
+        with self._lock:
+            if self._in_flight > 0:
+                self.overlaps += 1
+            self._in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self._in_flight)
+
+    def _leave(self) -> None:
+        with self._lock:
+            self._in_flight -= 1
+
     def _next_reply(self, body: dict[str, Any], purpose: str | None) -> ScriptedReply | None:
         with self._lock:
             self.requests.append(body)
@@ -266,6 +285,13 @@ def _make_handler(model: ScriptedModel) -> type[BaseHTTPRequestHandler]:
             if not isinstance(body, dict):
                 self._error(400, "request body is not a JSON object")
                 return
+            model._enter()
+            try:
+                self._serve(body)
+            finally:
+                model._leave()
+
+        def _serve(self, body: dict[str, Any]) -> None:
             try:
                 reply = model._next_reply(body, self.headers.get(PURPOSE_HEADER))
             except Exception as exc:  # a broken responder must not kill the server thread silently

@@ -24,6 +24,7 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, sto
 
 from ditto_nb.errors import FetchError, InvalidURL, PolicyViolation, RedirectLimit
 from ditto_nb.web.body import ACCEPT_ENCODING, read_capped_body
+from ditto_nb.runtime.limits import limited
 from ditto_nb.web.decode import decode_html, media_type_of
 from ditto_nb.web.extract import analyze_html
 from ditto_nb.web.policy import NetworkPolicy, host_and_port, origin_of
@@ -297,9 +298,10 @@ async def _fetch(
     async with client:
         while True:
             try:
-                result = await _hop_with_retries(
-                    client, backend, url, current, policy, accept, content_types, extra_headers
-                )
+                async with limited("origin", origin_of(current)):  # shared Redis politeness limit, if any
+                    result = await _hop_with_retries(
+                        client, backend, url, current, policy, accept, content_types, extra_headers
+                    )
             except httpx.TimeoutException as exc:
                 raise FetchError(f"{current}: timed out ({exc})", failure="timeout", retryable=True) from exc
             except (httpx.ConnectError, httpx.NetworkError) as exc:

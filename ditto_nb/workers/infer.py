@@ -47,6 +47,7 @@ from ditto_nb.errors import (
 )
 from ditto_nb.runtime.capabilities import INFER_REASONING_SAMPLE
 from ditto_nb.runtime.config import ProviderConfig, RuntimeConfig
+from ditto_nb.runtime.limits import limited
 
 PURPOSE_HEADER = "X-Ditto-Purpose"
 """HTTP header carrying the request's ``purpose`` (harmless to real providers; the scripted
@@ -313,15 +314,16 @@ class InferWorker:
         started = time.perf_counter()
         try:
             try:
-                completion = await client.chat.completions.create(
-                    model=model,
-                    messages=cast(Any, messages),
-                    temperature=temperature,
-                    seed=seed,
-                    max_tokens=max_tokens,
-                    extra_body=extra_body or None,
-                    extra_headers=headers or None,
-                )
+                async with limited("endpoint", self.base_url(name)):  # shared Redis limit, if any
+                    completion = await client.chat.completions.create(
+                        model=model,
+                        messages=cast(Any, messages),
+                        temperature=temperature,
+                        seed=seed,
+                        max_tokens=max_tokens,
+                        extra_body=extra_body or None,
+                        extra_headers=headers or None,
+                    )
             except openai.APIStatusError as exc:
                 raise ModelTransportError(
                     f"{name} ({self.base_url(name)}) answered HTTP {exc.status_code}: {_excerpt(str(exc.message))}"

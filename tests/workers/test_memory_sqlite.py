@@ -18,19 +18,13 @@ import pytest
 
 from ditto_nb.errors import InvalidRequest, StorageError, TaskLocked
 from ditto_nb.runtime.capabilities import MEMORY_GET, MEMORY_WRITE
-from ditto_nb.testing.memory_conformance import MemoryStoreConformance, run_memory_conformance
+from ditto_nb.testing.memory_conformance import run_memory_conformance
 from ditto_nb.workers.memory import MIGRATIONS, SqliteMemoryStore, TaskLock, create_memory_worker, open_task_store
 
 WRITERS = 50
 
 
-class TestSqliteConformance(MemoryStoreConformance):
-    @pytest.fixture
-    def memory_store_factory(self, tmp_path: Path) -> Callable[[], SqliteMemoryStore]:
-        return lambda: SqliteMemoryStore(tmp_path / "task" / "memory.sqlite3")
-
-
-async def test_run_memory_conformance_function(tmp_path: Path) -> None:
+async def test_run_memory_conformance_function_sqlite(tmp_path: Path) -> None:
     counter = iter(range(1000))
 
     def new_storage() -> Callable[[], SqliteMemoryStore]:

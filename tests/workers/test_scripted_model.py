@@ -36,3 +36,28 @@ def test_responder_status_and_purpose_header() -> None:
         ok = httpx.post(f"{model.base_url}/chat/completions", json={"messages": []}, headers={PURPOSE_HEADER: "up"})
         assert ok.json()["choices"][0]["message"]["content"] == "queued"
     model.stop()  # idempotent
+
+
+def test_overlapping_calls_are_recorded() -> None:
+    import threading
+
+    with ScriptedModel() as model:
+        together = threading.Barrier(3, timeout=10)
+
+        def responder(request: dict[str, object]) -> str:
+            if request["purpose"] == "together":
+                together.wait()  # all three calls are in flight at once
+            return "ok"
+
+        model.responder = responder
+        body = {"messages": []}
+        httpx.post(f"{model.base_url}/chat/completions", json=body, headers={PURPOSE_HEADER: "alone"})
+        httpx.post(f"{model.base_url}/chat/completions", json=body, headers={PURPOSE_HEADER: "alone"})
+        assert model.overlaps == 0 and model.max_in_flight == 1
+        threads = [threading.Thread(target=httpx.post, args=(f"{model.base_url}/chat/completions",),
+                                    kwargs={"json": body, "headers": {PURPOSE_HEADER: "together"}}) for _ in range(3)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=15)
+        assert model.overlaps == 2 and model.max_in_flight == 3

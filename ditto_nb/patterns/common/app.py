@@ -15,15 +15,14 @@ from typing import Any
 from ditto_nb.runtime.config import RuntimeConfig
 from ditto_nb.runtime.runtime import Runtime, create_ditto
 from ditto_nb.workers import (
-    SqliteMemoryStore,
-    TaskLock,
+    MemoryStore,
     create_context_worker,
     create_infer_worker,
     create_interaction_worker,
     create_memory_worker,
-    open_task_store,
 )
 from ditto_nb.workers.interaction import InteractionWorker, Tool
+from ditto_nb.workers.task_memory import TaskLockLike, open_task_memory
 
 
 @dataclass
@@ -33,7 +32,7 @@ class TaskApp:
     Attributes:
         directory: the task directory.
         runtime: the Runtime with the four Workers registered.
-        store: the task's SQLite MemoryStore.
+        store: the task's MemoryStore (SQLite or PostgreSQL, per ``config.memory``).
         interaction: the Interaction Worker (``dispatches`` counts tool calls).
         infer: the Infer Worker (``calls`` lists model calls).
         lock: the held TaskLock.
@@ -41,10 +40,10 @@ class TaskApp:
 
     directory: Path
     runtime: Runtime
-    store: SqliteMemoryStore
+    store: MemoryStore
     interaction: InteractionWorker
     infer: Any
-    lock: TaskLock
+    lock: TaskLockLike
     extras: dict[str, Any] = field(default_factory=dict)
 
     async def close(self) -> None:
@@ -85,7 +84,8 @@ async def open_task_app(
 
     Args:
         directory: the task directory (created if missing).
-        config: the runtime configuration (``context.redis_url``: None → embedded Redis).
+        config: the runtime configuration (``context.redis_url``: None → embedded Redis;
+            ``memory``: the Memory backend and its task lock).
         tools: the Interaction Worker's tools.
         env: environment for API keys (default ``os.environ``).
         providers: model providers to prepare (default: ``config.model.provider``); those with
@@ -102,11 +102,9 @@ async def open_task_app(
     """
     environment = os.environ if env is None else env
     task_dir = Path(directory)
-    lock = TaskLock(task_dir)
+    lock, store = open_task_memory(task_dir, config.memory)
     lock.acquire()
-    store: SqliteMemoryStore | None = None
     try:
-        store = open_task_store(task_dir)
         await store.setup()
         urls = _model_base_urls(config, providers)
         urls.update(base_urls or {})
@@ -115,8 +113,7 @@ async def open_task_app(
         context = create_context_worker(config.context.redis_url, store, config.context.ttl_seconds)
         runtime = create_ditto([context, create_memory_worker(store), infer, interaction])
     except BaseException:
-        if store is not None:
-            await store.close()
+        await store.close()
         lock.release()
         raise
     return TaskApp(directory=task_dir, runtime=runtime, store=store, interaction=interaction, infer=infer, lock=lock)

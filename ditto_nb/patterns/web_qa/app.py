@@ -12,11 +12,11 @@ from ditto_nb.patterns.common import SearchSetup, TaskApp, binding_for, build_ta
 from ditto_nb.patterns.web_qa.plan import run_web_qa_loop
 from ditto_nb.patterns.web_qa.report import WebQaReport
 from ditto_nb.patterns.web_qa.request import WebQaRequest
-from ditto_nb.runtime.config import RuntimeConfig
+from ditto_nb.runtime.config import MemoryConfig, RuntimeConfig
 from ditto_nb.runtime.loop import OnGraph
 from ditto_nb.runtime.runtime import Runtime
 from ditto_nb.runtime.signal import Signal
-from ditto_nb.workers import TaskLock, open_task_store
+from ditto_nb.workers.task_memory import open_task_memory
 
 Checkpoint = dict[str, str]
 """``{"status": "checkpoint", "stage": <stage>}``."""
@@ -26,6 +26,8 @@ async def create_task(
     directory: str | os.PathLike[str],
     request: WebQaRequest | Mapping[str, Any],
     search: SearchSetup | SearchConfig | None = None,
+    *,
+    memory: MemoryConfig | None = None,
 ) -> WebQaRequest:
     """Create (or re-open) a task directory bound to ``request``.
 
@@ -34,6 +36,7 @@ async def create_task(
         request: the trusted request.
         search: a :class:`SearchSetup`, ``ditto_nb.web.search_config()``'s result, or None for the
             configured default (validated against the request's origins here).
+        memory: the Memory backend (pass ``config.memory``); None → SQLite in the directory.
 
     Returns:
         The validated request.
@@ -46,8 +49,9 @@ async def create_task(
     req = WebQaRequest.parse(request)
     SearchSetup.coerce(search).page_policy(req.allowed_origins)
     task_dir = Path(directory)
-    with TaskLock(task_dir):
-        store = open_task_store(task_dir)
+    lock, store = open_task_memory(task_dir, memory)
+    lock.acquire()
+    try:
         try:
             await store.setup()
             binding = binding_for(req.model_dump(mode="json"))
@@ -55,6 +59,8 @@ async def create_task(
                 check_binding(await store.get(req.namespace, "request"), binding)
         finally:
             await store.close()
+    finally:
+        lock.release()
     return req
 
 
