@@ -311,11 +311,17 @@ def run_research_loop(inp: dict[str, Any]) -> Plan:
                                 prompts.AssessOutput, model, r)
         coverage = normalize_coverage(raw["items"], plan["sub_questions"], evidence, request.cross_check)
         queries = next_queries(coverage, asked, request.max_queries)
+        # The stop decision is recorded with the round and replayed as recorded: re-deciding it on
+        # resume would read the counters and clock of a later round (issue 14, item 2).
+        recorded = st.rows.get(f"stage/round/{r}")
+        if isinstance(recorded, dict) and "stop_reason" in recorded:
+            stop_reason = recorded["stop_reason"]
+        else:
+            stop_reason = stop_after_round(request, r, coverage, added, queries, st.used, st.elapsed())
         record = {"round": r, "queries": list(frozen["queries"]), "reads": reads["urls"], "new_evidence": added,
-                  "coverage": coverage, "assessed": True, "next_queries": queries}
+                  "coverage": coverage, "assessed": True, "next_queries": queries, "stop_reason": stop_reason}
         rounds.append(record)
         st.pending.append((f"stage/round/{r}", record))
-        stop_reason = stop_after_round(request, r, coverage, added, queries, st.used, st.elapsed())
         if stop_after == "round" and st.worked:
             return (yield from _checkpoint(st, "round", r))
 
