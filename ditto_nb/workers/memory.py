@@ -37,6 +37,7 @@ from types import TracebackType
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from ditto_nb.errors import InvalidRequest, StorageError, TaskLocked
+from ditto_nb.workers.memory_migrations import m002_one_ledger
 
 MEMORY_FILE_NAME = "memory.sqlite3"
 """File name of a task directory's SQLite MemoryStore."""
@@ -125,7 +126,7 @@ def _m001_memory_table(db: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_m001_memory_table,)
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_m001_memory_table, m002_one_ledger)
 """Ordered schema migrations; migration *n* (1-based) is recorded as version *n* in
 ``schema_version``. Append only; never reorder or edit an applied migration."""
 

@@ -5,7 +5,8 @@ Stable public API:
 - binding: :class:`TaskScope`, :func:`binding_for`, :func:`check_binding`, :func:`fingerprint`,
   :func:`canonical_json`
 - ledger (graph-node builders; plans do no I/O): :func:`add_ledgered_call`,
-  :func:`add_stage_commit` / :class:`StageCommit`, :func:`reusable`, :func:`run_step`,
+  :func:`add_stage_commit` / :class:`StageCommit`, :class:`Ledger` (replay: reuse, key/name
+  check, budgets), :func:`check_replay`, :data:`COUNTERS`, :func:`run_step`,
   :func:`unwrap_tool_error`, :func:`now_iso`
 - resume: :func:`build_resume_graph`, :func:`read_resume`, :class:`ResumeState`, :func:`used_sources`
 - tools: :func:`build_task_tools`, :func:`check_quotes`; publish: :func:`publish_report`
@@ -23,13 +24,15 @@ from ditto_nb.patterns.common.binding import (
 )
 from ditto_nb.patterns.common.ledger import (
     BUDGET_PREFIX,
+    COUNTERS,
     LEDGER_PREFIX,
     STAGE_PREFIX,
+    Ledger,
     StageCommit,
     add_ledgered_call,
     add_stage_commit,
+    check_replay,
     now_iso,
-    reusable,
     run_step,
     unwrap_tool_error,
 )
@@ -40,6 +43,9 @@ from ditto_nb.patterns.common.tools import build_task_tools, check_quotes
 
 __all__ = [
     "BUDGET_PREFIX",
+    "COUNTERS",
+    "Ledger",
+    "check_replay",
     "LEDGER_PREFIX",
     "REQUEST_KEY",
     "STAGE_PREFIX",
@@ -62,7 +68,6 @@ __all__ = [
     "publish_report",
     "read_resume",
     "report_json_text",
-    "reusable",
     "run_step",
     "unwrap_tool_error",
     "used_sources",

@@ -23,7 +23,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ditto_nb.errors import BudgetExceeded, ReadFailed, SearchFailed, UngroundedAnswer
+from ditto_nb.errors import ReadFailed, SearchFailed, UngroundedAnswer
 from ditto_nb.patterns.deep_research import prompts
 from ditto_nb.patterns.deep_research.coverage import (
     next_queries,
@@ -39,61 +39,52 @@ from ditto_nb.patterns.deep_research.report import (
     conflict_sides,
     render_markdown,
 )
-from ditto_nb.patterns.deep_research.request import ResearchRequest, parse_request
+from ditto_nb.patterns.deep_research.request import SYNTHESIS_RESERVE, ResearchRequest, parse_request
 from ditto_nb.patterns.deep_research.stages import (
+    REPORT_KEY,
     RESUME_ROW_NODES,
     add_clock,
-    add_dispatch,
-    add_model_call,
     add_persist,
     context_node,
     model_payload,
     resume_graph,
+    task_scope,
 )
 from ditto_nb.patterns.deep_research.tools import TOOL_PUBLISH, TOOL_READ, TOOL_SEARCH, TOOL_SNAPSHOTS
-from ditto_nb.patterns.common import run_step
-from ditto_nb.runtime.capabilities import INTERACTION_ACT_TOOL
+from ditto_nb.patterns.common import Ledger, add_ledgered_call, run_step
+from ditto_nb.runtime.capabilities import INFER_REASONING_SAMPLE, INTERACTION_ACT_TOOL
 from ditto_nb.runtime.graph import Graph, GraphStep, graph
 from ditto_nb.web.policy import origin_of
 
 Plan = Generator[GraphStep, dict[str, Any], dict[str, Any]]
-BUDGET_LIMITS = {"searches": "max_searches", "reads": "max_read_pages", "model_calls": "max_model_calls"}
+BUDGET_LIMITS = {"search": "max_searches", "read": "max_read_pages", "model": "max_model_calls"}
 
 
 class _State:
-    """What the plan knows: Memory rows from ``resume``, budget counters, the clock."""
+    """What the plan knows: Memory rows from ``resume``, the ledger and counters, the clock."""
 
     def __init__(self, request: ResearchRequest, resumed: dict[str, Any]) -> None:
         self.request = request
         self.rows: dict[str, Any] = {str(k): v for node in RESUME_ROW_NODES for k, v in resumed[node] or []}
         if resumed["report"] is not None:
             self.rows["report"] = resumed["report"]
-        self.used = {name: int(self.rows.get(f"budget/{name}") or 0) for name in BUDGET_LIMITS}
+        limits = {kind: int(getattr(request, field)) for kind, field in BUDGET_LIMITS.items()}
+        # Research freezes each round's URL list, so a recorded failure is reused, not retried.
+        self.ledger = Ledger.from_resume(resumed["ledger"], resumed["budget"], limits, reuse_failed=True)
+        self.used = self.ledger.used
         self.started_at = float(resumed["started"])
         self.now = float(resumed["clock"])
         self.pending: list[tuple[str, Any]] = []
         self.worked = False
 
-    def done(self, key: str) -> Any | None:
-        row = self.rows.get(f"ledger/{key}")
-        return row.get("output") if isinstance(row, dict) and row.get("status") == "done" else None
-
-    def limit(self, budget: str) -> int:
-        return int(getattr(self.request, BUDGET_LIMITS[budget]))
-
-    def can_charge(self, budget: str) -> bool:
-        return self.used[budget] < self.limit(budget)
-
-    def charge(self, budget: str) -> None:
-        if not self.can_charge(budget):
-            raise BudgetExceeded(f"{budget} budget of {self.limit(budget)} would be exceeded")
-        self.used[budget] += 1
+    def done(self, key: str, kind: str, name: str) -> Any | None:
+        return self.ledger.reuse(key, kind, name)
 
     def elapsed(self) -> float:
         return self.now - self.started_at
 
     def budgets(self) -> dict[str, dict[str, int]]:
-        return {name: {"used": self.used[name], "limit": self.limit(name)} for name in BUDGET_LIMITS}
+        return self.ledger.budgets()
 
 
 def _run(st: _State, g: Graph, stage: str, round_number: int = 0) -> Plan:
@@ -115,15 +106,16 @@ def _after(st: _State) -> tuple[str, ...]:
 def _model(st: _State, key: str, purpose: str, messages: list[dict[str, str]], schema: type[BaseModel],
            model: dict[str, Any], round_number: int = 0) -> Plan:
     """One budgeted model call (reused from the ledger when done); returns the validated dump."""
-    output = st.done(key)
+    output = st.done(key, "model", purpose)
     if output is None:
-        st.charge("model_calls")
+        st.ledger.charge("model")
         g = graph(key.removeprefix("model:"))
-        add_model_call(g, st.request.namespace, key,
-                       model_payload(model, purpose, messages, schema, prompts.MAX_TOKENS.get(purpose)),
-                       after=_after(st))
+        add_ledgered_call(g, task_scope(st.request), key=key, kind="model", name=purpose,
+                          capability=INFER_REASONING_SAMPLE,
+                          input=model_payload(model, purpose, messages, schema, prompts.MAX_TOKENS.get(purpose)),
+                          after=_after(st))
         out = yield from _run(st, g, purpose, round_number)
-        output = out[f"call:{key}"]
+        output = out[key]
     return schema.model_validate(output["output"]).model_dump()
 
 
@@ -157,13 +149,15 @@ def _search_round(st: _State, r: int, queries: list[str], failures: list[dict[st
     scheduled: dict[int, str] = {}
     for i, query in enumerate(queries, start=1):
         key = f"search:r{r}:q{i}"
-        done = st.done(key)
+        done = st.done(key, "search", query)
         results.append(done)
-        if done is None and st.can_charge("searches"):
-            st.charge("searches")
-            scheduled[i - 1] = add_dispatch(g, request.namespace, key, "search", "searches", INTERACTION_ACT_TOOL,
-                                             {"tool": TOOL_SEARCH, "args": {"query": query, "limit": request.max_pages}},
-                                             after=after)
+        if done is None and st.ledger.can_charge("search"):
+            st.ledger.charge("search")
+            add_ledgered_call(g, task_scope(request), key=key, kind="search", name=query,
+                              capability=INTERACTION_ACT_TOOL,
+                              input={"tool": TOOL_SEARCH, "args": {"query": query, "limit": request.max_pages}},
+                              after=after)
+            scheduled[i - 1] = key
     if scheduled:
         out = yield from _run(st, g, "search", r)
         for index, node in scheduled.items():
@@ -188,16 +182,17 @@ def _read_round(st: _State, r: int, urls: list[str], failures: list[dict[str, An
     scheduled: dict[int, str] = {}
     for i, url in enumerate(urls):
         key = _read_key(r, url)
-        done = st.done(key)
+        done = st.done(key, "read", url)
         pages.append(done)
         if done is not None:
             continue
-        if not st.can_charge("reads"):
+        if not st.ledger.can_charge("read"):
             omitted_urls.append({"url": url, "round": r, "reason": "page-budget"})
             continue
-        st.charge("reads")
-        scheduled[i] = add_dispatch(g, request.namespace, key, "read", "reads", INTERACTION_ACT_TOOL,
-                                    {"tool": TOOL_READ, "args": {"url": url}}, after=after)
+        st.ledger.charge("read")
+        add_ledgered_call(g, task_scope(request), key=key, kind="read", name=url, capability=INTERACTION_ACT_TOOL,
+                          input={"tool": TOOL_READ, "args": {"url": url}}, after=after)
+        scheduled[i] = key
     if scheduled:
         out = yield from _run(st, g, "read", r)
         for index, node in scheduled.items():
@@ -292,7 +287,7 @@ def run_research_loop(inp: dict[str, Any]) -> Plan:
         evidence, left_out, added = accumulate(evidence, pages, r)
         omitted += left_out
         key = f"model:assess:r{r}"
-        if added == 0 and st.done(key) is None:
+        if added == 0 and st.done(key, "model", "assess") is None:
             # Nothing new to assess: the coverage cannot change, so no model call is spent on it.
             stop_reason = "no-progress"
             record = {"round": r, "queries": list(frozen["queries"]), "reads": reads["urls"], "new_evidence": 0,
@@ -300,7 +295,7 @@ def run_research_loop(inp: dict[str, Any]) -> Plan:
             rounds.append(record)
             st.pending.append((f"stage/round/{r}", record))
             break
-        if st.done(key) is None and st.used["model_calls"] + 1 + 4 > request.max_model_calls:
+        if st.done(key, "model", "assess") is None and st.used["model"] + 1 + SYNTHESIS_RESERVE > request.max_model_calls:
             stop_reason = "model-budget"
             rounds.append({"round": r, "queries": queries, "reads": reads["urls"], "new_evidence": added,
                            "coverage": coverage, "assessed": False})
@@ -328,7 +323,7 @@ def run_research_loop(inp: dict[str, Any]) -> Plan:
     st.pending.append(("stage/evidence", {"items": evidence, "omitted": omitted}))
     report = yield from _synthesize(st, model, plan, evidence, coverage, rounds, omitted, omitted_urls,
                                     failures, stop_reason or "no-progress")
-    st.pending.append(("report", report))
+    st.pending.append((REPORT_KEY, report))
     if stop_after == "report":
         return (yield from _checkpoint(st, "report", len(rounds)))
     return (yield from _publish(st, report))

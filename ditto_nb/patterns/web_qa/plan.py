@@ -23,7 +23,7 @@ from typing import Any
 from ditto_nb.errors import InvalidRequest, UngroundedAnswer
 from ditto_nb.patterns.common import TaskScope, add_stage_commit, binding_for, build_resume_graph, read_resume, run_step
 from ditto_nb.patterns.common.binding import canonical_json
-from ditto_nb.patterns.common.ledger import now_iso
+from ditto_nb.patterns.common.ledger import COUNTERS, Ledger, now_iso
 from ditto_nb.patterns.web_qa import prompts
 from ditto_nb.patterns.web_qa.evaluate import (
     Evaluation,
@@ -211,7 +211,8 @@ def run_web_qa_loop(input: Mapping[str, Any], options: Mapping[str, Any] | None 
     binding = binding_for(request.model_dump(mode="json"))
     outputs = yield from run_step(build_resume_graph(task, binding))
     state = read_resume(outputs, binding)
-    run = RunState(request=request, task=task, model=dict(model), ledger=dict(state.ledger),
+    ledger = Ledger(rows=dict(state.ledger), used={k: int(state.budget.get(k, 0)) for k in COUNTERS})
+    run = RunState(request=request, task=task, model=dict(model), ledger=ledger,
                    max_model_calls=int(opts.get("max_model_calls", 6)),
                    results_per_query=int(opts.get("results_per_query", 5)), stages=dict(state.stages))
     s = run.stages

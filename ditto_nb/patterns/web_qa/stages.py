@@ -13,7 +13,7 @@ from typing import Any
 
 from ditto_nb.errors import BudgetExceeded, ReadFailed, SearchFailed
 from ditto_nb.evidence import Chunk, bm25_rank, chunks_from_page, dedupe_mirrors, verify_conflict
-from ditto_nb.patterns.common import TaskScope, add_ledgered_call, add_stage_commit, reusable, run_step
+from ditto_nb.patterns.common import Ledger, TaskScope, add_ledgered_call, add_stage_commit, run_step
 from ditto_nb.patterns.web_qa import prompts
 from ditto_nb.patterns.web_qa.request import WebQaRequest
 from ditto_nb.runtime.capabilities import INFER_REASONING_SAMPLE, INTERACTION_ACT_TOOL
@@ -37,7 +37,7 @@ class RunState:
         request: the request.
         task: namespace/scope.
         model: ``{"provider", "model"}``.
-        ledger: ledger rows read at resume (``{key: row}``).
+        ledger: the ledger and counters read at resume (failed searches/reads are retried).
         max_model_calls: cap on model dispatches in this run (6 per SPEC §3).
         results_per_query: search hits asked per query.
         model_calls: model dispatches made by this run.
@@ -46,7 +46,7 @@ class RunState:
     request: WebQaRequest
     task: TaskScope
     model: Mapping[str, str]
-    ledger: dict[str, Any]
+    ledger: Ledger
     max_model_calls: int = 6
     results_per_query: int = 5
     model_calls: int = 0
@@ -68,9 +68,9 @@ class RunState:
             BudgetExceeded: this run would exceed ``max_model_calls``.
         """
         key = f"model:{purpose}"
-        row: Any = self.ledger.get(key)
-        if reusable(row):
-            stored = dict(row["output"]["output"])
+        reused = self.ledger.reuse(key, "model", purpose)
+        if reused is not None:
+            stored = dict(reused["output"])
             return lambda _outputs: stored
         if self.model_calls + 1 > self.max_model_calls:
             raise BudgetExceeded(
@@ -99,7 +99,7 @@ class RunState:
 
     def model_node(self, purpose: str) -> tuple[str, ...]:
         """Node ids (dispatch, done) of a model call added to the current graph; () when reused."""
-        if reusable(self.ledger.get(f"model:{purpose}")):
+        if self.ledger.reuse(f"model:{purpose}", "model", purpose) is not None:
             return ()
         return (f"model:{purpose}", f"model:{purpose}:done")
 
@@ -155,10 +155,9 @@ def searched_stage(run: RunState, plan: Mapping[str, Any]) -> Step:
     after: list[str] = []
     for i, query in enumerate(plan["queries"]):
         key = f"search:{i}"
-        row: Any = run.ledger.get(key)
-        if reusable(row) and row.get("name") == query:
-            stored = dict(row["output"])
-            getters.append(_const(stored))
+        reused = run.ledger.reuse(key, "search", query)
+        if reused is not None:
+            getters.append(_const(dict(reused)))
             continue
         tool_input = {"tool": "web_search", "args": {"query": query, "limit": run.results_per_query}}
         after += [key, add_ledgered_call(g, run.task, key=key, kind="search", name=query,
@@ -237,10 +236,9 @@ def read_stage(run: RunState, searched: Mapping[str, Any]) -> Step:
     dones: list[str] = []
     for url in to_read:
         key = _url_key(url)
-        row: Any = run.ledger.get(key)
-        if reusable(row):
-            stored = dict(row["output"])
-            getters.append(_const(stored))
+        reused = run.ledger.reuse(key, "read", url)
+        if reused is not None:
+            getters.append(_const(dict(reused)))
             continue
         dones += [key, add_ledgered_call(g, run.task, key=key, kind="read", name=url, capability=INTERACTION_ACT_TOOL,
                                          input={"tool": "page_read", "args": {"url": url}})]

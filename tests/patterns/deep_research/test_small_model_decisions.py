@@ -119,4 +119,4 @@ def test_round_without_new_evidence_spends_no_assessment(
             await store.close()
 
     rows = asyncio.run(memory())
-    assert rows["budget/model_calls"] == 4 and "ledger/model:assess:r2" not in rows
+    assert rows["budget/model"] == 4 and "ledger/model:assess:r2" not in rows
