@@ -37,6 +37,7 @@ from ditto_nb.patterns.common.ledger import (
     unwrap_tool_error,
 )
 from ditto_nb.patterns.common.publish import publish_report, report_json_text
+from ditto_nb.patterns.common.request import TaskRequest
 from ditto_nb.patterns.common.resume import ResumeState, build_resume_graph, read_resume, used_sources
 from ditto_nb.patterns.common.search import SearchSetup
 from ditto_nb.patterns.common.tools import build_task_tools, check_quotes
@@ -53,6 +54,7 @@ __all__ = [
     "SearchSetup",
     "StageCommit",
     "TaskApp",
+    "TaskRequest",
     "TaskScope",
     "add_ledgered_call",
     "add_stage_commit",

@@ -61,7 +61,7 @@ def task_scope(request: ResearchRequest) -> TaskScope:
     Returns:
         ``TaskScope(research:{id}, research:{tenant}:{principal}:{id})``.
     """
-    return TaskScope(namespace=request.namespace, scope=request.scope_key)
+    return request.task_scope
 
 
 def add_clock(g: Graph, after: tuple[str, ...] = ()) -> Graph:
