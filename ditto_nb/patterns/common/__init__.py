@@ -40,6 +40,7 @@ from ditto_nb.patterns.common.publish import publish_report, report_json_text
 from ditto_nb.patterns.common.request import TaskRequest
 from ditto_nb.patterns.common.resume import ResumeState, build_resume_graph, read_resume, used_sources
 from ditto_nb.patterns.common.search import SearchSetup
+from ditto_nb.patterns.common.view import TaskView, load_task
 from ditto_nb.patterns.common.tools import build_task_tools, check_quotes
 
 __all__ = [
@@ -56,6 +57,7 @@ __all__ = [
     "TaskApp",
     "TaskRequest",
     "TaskScope",
+    "TaskView",
     "add_ledgered_call",
     "add_stage_commit",
     "binding_for",
@@ -65,6 +67,7 @@ __all__ = [
     "check_binding",
     "check_quotes",
     "fingerprint",
+    "load_task",
     "now_iso",
     "open_task_app",
     "publish_report",
