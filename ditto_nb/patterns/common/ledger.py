@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal
 
+from pydantic import BaseModel
+
 from ditto_nb.errors import BudgetExceeded, DittoError, ReplayMismatch, ToolFailed
 from ditto_nb.patterns.common.binding import TaskScope
 from ditto_nb.runtime.capabilities import CONTEXT_LOAD, MEMORY_WRITE
@@ -247,6 +249,7 @@ def add_stage_commit(
     value: Callable[[dict[str, Any]], Any],
     after: Iterable[str],
     context: Callable[[Any], Mapping[str, Any]] | None = None,
+    output: type[BaseModel] | None = None,
 ) -> StageCommit:
     """Add the nodes that persist a completed stage and update the Context.
 
@@ -260,6 +263,8 @@ def add_stage_commit(
         value: computes the JSON stage output from ``{dep: output}`` of ``after``.
         after: nodes whose outputs ``value`` needs.
         context: maps the stage output to Context fields (``stage`` is always added).
+        output: the stage's pydantic output model; the computed value is validated by it and
+            its JSON dump is what is committed (and what :attr:`StageCommit.value` holds).
 
     Returns:
         A :class:`StageCommit`; read ``.value`` after the graph ran.
@@ -269,6 +274,8 @@ def add_stage_commit(
 
     def write(outputs: dict[str, Any]) -> dict[str, Any]:
         computed = value(outputs)
+        if output is not None:
+            computed = output.model_validate(computed).model_dump(mode="json")
         commit._store(computed)
         return {"namespace": task.namespace, "key": STAGE_PREFIX + stage, "value": computed}
 

@@ -16,6 +16,7 @@ from ditto_nb.evidence import Chunk, bm25_rank, chunks_from_page, dedupe_mirrors
 from ditto_nb.patterns.common import Ledger, TaskScope, add_ledgered_call, add_stage_commit, run_step
 from ditto_nb.patterns.web_qa import prompts
 from ditto_nb.patterns.web_qa.request import WebQaRequest
+from ditto_nb.patterns.web_qa.stage_models import PlanStage, ReadStage, SearchedStage, SelectedStage
 from ditto_nb.runtime.capabilities import INFER_REASONING_SAMPLE, INTERACTION_ACT_TOOL
 from ditto_nb.runtime.graph import Graph, graph
 from ditto_nb.text import normalize_text
@@ -138,7 +139,7 @@ def plan_stage(run: RunState) -> Step:
             "clarification": normalize_text(out.clarification),
         }
 
-    commit = add_stage_commit(g, run.task, stage="plan", value=value, after=done,
+    commit = add_stage_commit(g, run.task, stage="plan", output=PlanStage, value=value, after=done,
                               context=lambda v: {"queries": v["queries"]})
     yield from run_step(g)
     return commit.value
@@ -173,7 +174,7 @@ def searched_stage(run: RunState, plan: Mapping[str, Any]) -> Step:
         return {"results": results}
 
     dones = list(after)
-    commit = add_stage_commit(g, run.task, stage="searched", value=value, after=dones,
+    commit = add_stage_commit(g, run.task, stage="searched", output=SearchedStage, value=value, after=dones,
                               context=lambda v: {"hits": sum(len(r.get("hits") or []) for r in v["results"])})
     yield from run_step(g)
     return commit.value
@@ -260,7 +261,7 @@ def read_stage(run: RunState, searched: Mapping[str, Any]) -> Step:
         ]
         return {"pages": [r for r in results if r.get("ok")], "failures": failures, "omitted": omitted}
 
-    commit = add_stage_commit(g, run.task, stage="read", value=value, after=dones,
+    commit = add_stage_commit(g, run.task, stage="read", output=ReadStage, value=value, after=dones,
                               context=lambda v: {"pages": [p["final_url"] for p in v["pages"]]})
     yield from run_step(g)
     return commit.value
@@ -381,7 +382,7 @@ def selected_stage(run: RunState, plan: Mapping[str, Any], read: Mapping[str, An
             "omitted": omitted + skipped,
         }
 
-    commit = add_stage_commit(g, run.task, stage="selected", value=value, after=done,
+    commit = add_stage_commit(g, run.task, stage="selected", output=SelectedStage, value=value, after=done,
                               context=lambda v: {"selected": v["selected"]})
     yield from run_step(g)
     return commit.value
