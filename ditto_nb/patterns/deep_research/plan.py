@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Generator
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, cast
 
 from pydantic import BaseModel
 
@@ -34,12 +34,20 @@ from ditto_nb.patterns.deep_research.coverage import (
 from ditto_nb.patterns.deep_research.evidence import accumulate, prompt_view, rank, select_for_report
 from ditto_nb.patterns.deep_research.report import (
     CitedConclusion,
+    ReportStatus,
     ResearchReport,
     check_draft,
     conflict_sides,
     render_markdown,
 )
-from ditto_nb.patterns.deep_research.request import SYNTHESIS_RESERVE, ResearchRequest, parse_request
+from ditto_nb.patterns.deep_research.stage_models import RESEARCH, stage_row
+from ditto_nb.patterns.deep_research.request import (
+    STOP_REASONS,
+    SYNTHESIS_RESERVE,
+    ResearchRequest,
+    StopReason,
+    parse_request,
+)
 from ditto_nb.patterns.deep_research.stages import (
     REPORT_KEY,
     RESUME_ROW_NODES,
@@ -70,7 +78,8 @@ class _State:
             self.rows["report"] = resumed["report"]
         limits = {kind: int(getattr(request, field)) for kind, field in BUDGET_LIMITS.items()}
         # Research freezes each round's URL list, so a recorded failure is reused, not retried.
-        self.ledger = Ledger.from_resume(resumed["ledger"], resumed["budget"], limits, reuse_failed=True)
+        self.ledger = Ledger.from_resume(resumed["ledger"], resumed["budget"], limits,
+                                         reuse_failed=RESEARCH.replay.reuse_failed_dispatches)
         self.used = self.ledger.used
         self.started_at = float(resumed["started"])
         self.now = float(resumed["clock"])
@@ -248,7 +257,7 @@ def run_research_loop(inp: dict[str, Any]) -> Plan:
     raw_plan = yield from _model(st, "model:plan", "research-plan", prompts.plan_messages(request),
                                  prompts.PlanOutput, model)
     plan = _normalize_plan(request, raw_plan)
-    st.pending.append(("stage/plan", plan))
+    st.pending.append(("stage/plan", stage_row("plan", plan)))
     if stop_after == "plan":
         return (yield from _checkpoint(st, "plan", 0))
 
@@ -290,15 +299,17 @@ def run_research_loop(inp: dict[str, Any]) -> Plan:
         if added == 0 and st.done(key, "model", "assess") is None:
             # Nothing new to assess: the coverage cannot change, so no model call is spent on it.
             stop_reason = "no-progress"
-            record = {"round": r, "queries": list(frozen["queries"]), "reads": reads["urls"], "new_evidence": 0,
-                      "coverage": coverage, "assessed": False, "next_queries": []}
+            record = stage_row("round", {"round": r, "queries": list(frozen["queries"]), "reads": reads["urls"],
+                                         "new_evidence": 0, "coverage": coverage, "assessed": False,
+                                         "next_queries": [], "stop_reason": stop_reason})
             rounds.append(record)
             st.pending.append((f"stage/round/{r}", record))
             break
         if st.done(key, "model", "assess") is None and st.used["model"] + 1 + SYNTHESIS_RESERVE > request.max_model_calls:
             stop_reason = "model-budget"
-            rounds.append({"round": r, "queries": queries, "reads": reads["urls"], "new_evidence": added,
-                           "coverage": coverage, "assessed": False})
+            rounds.append(stage_row("round", {"round": r, "queries": queries, "reads": reads["urls"],
+                                              "new_evidence": added, "coverage": coverage, "assessed": False,
+                                              "stop_reason": stop_reason}))
             break
         shown = prompt_view(rank(evidence, [request.question, *plan["sub_questions"], *queries]))
         raw = yield from _model(st, key, "assess",
@@ -313,14 +324,15 @@ def run_research_loop(inp: dict[str, Any]) -> Plan:
             stop_reason = recorded["stop_reason"]
         else:
             stop_reason = stop_after_round(request, r, coverage, added, queries, st.used, st.elapsed())
-        record = {"round": r, "queries": list(frozen["queries"]), "reads": reads["urls"], "new_evidence": added,
-                  "coverage": coverage, "assessed": True, "next_queries": queries, "stop_reason": stop_reason}
+        record = stage_row("round", {"round": r, "queries": list(frozen["queries"]), "reads": reads["urls"],
+                                     "new_evidence": added, "coverage": coverage, "assessed": True,
+                                     "next_queries": queries, "stop_reason": stop_reason})
         rounds.append(record)
         st.pending.append((f"stage/round/{r}", record))
         if stop_after == "round" and st.worked:
             return (yield from _checkpoint(st, "round", r))
 
-    st.pending.append(("stage/evidence", {"items": evidence, "omitted": omitted}))
+    st.pending.append(("stage/evidence", stage_row("evidence", {"items": evidence, "omitted": omitted})))
     report = yield from _synthesize(st, model, plan, evidence, coverage, rounds, omitted, omitted_urls,
                                     failures, stop_reason or "no-progress")
     st.pending.append((REPORT_KEY, report))
@@ -411,14 +423,17 @@ def _synthesize(st: _State, model: dict[str, Any], plan: dict[str, Any], evidenc
     conflicts = conflict_sides(coverage, conclusions, evidence)
     cited |= {side["evidence_id"] for conflict in conflicts for side in conflict["sides"]}
     unknowns = list(dict.fromkeys([*draft.get("unknowns", []), *gaps]))
+    status: ReportStatus
     if stop_reason == "clarification":
         status = "needs-clarification"
     else:
         status = "complete" if coverage and all(row["status"] != "gap" for row in coverage) else "partial"
+    if stop_reason not in STOP_REASONS:
+        raise ValueError(f"unknown stop reason {stop_reason!r}")
     report = ResearchReport(
         id=request.id, question=request.question, research_type=request.research_type, audience=request.audience,
         scope=request.scope, goal=plan["goal"], sub_questions=plan["sub_questions"], status=status,
-        stop_reason=stop_reason, clarification_questions=plan["clarification_questions"],
+        stop_reason=cast(StopReason, stop_reason), clarification_questions=plan["clarification_questions"],
         summary=str(draft.get("summary", "")), conclusions=[CitedConclusion.model_validate(c) for c in conclusions],
         conflicts=conflicts, unknowns=unknowns,
         coverage=coverage, rounds=rounds,

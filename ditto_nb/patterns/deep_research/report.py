@@ -7,12 +7,17 @@ side's quote and pick no winner; what the caps left out and the remaining gaps a
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ditto_nb.evidence import Chunk, verify_quote
 from ditto_nb.evidence.citation import Citation, citation_fields
+from ditto_nb.patterns.deep_research.request import StopReason
+
+
+ReportStatus = Literal["complete", "partial", "needs-clarification"]
+"""``complete`` (no gaps), ``partial`` (gaps, honestly stated) or ``needs-clarification``."""
 
 
 class CitedConclusion(Citation):
@@ -52,8 +57,8 @@ class ResearchReport(BaseModel):
     scope: str
     goal: str
     sub_questions: list[str]
-    status: str
-    stop_reason: str
+    status: ReportStatus
+    stop_reason: StopReason
     clarification_questions: list[str] = Field(default_factory=list)
     summary: str
     conclusions: list[CitedConclusion] = Field(default_factory=list)
@@ -193,4 +198,4 @@ def render_markdown(report: Mapping[str, Any]) -> str:
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
-__all__ = ["CitedConclusion", "ResearchReport", "check_draft", "conflict_sides", "render_markdown"]
+__all__ = ["CitedConclusion", "ReportStatus", "ResearchReport", "check_draft", "conflict_sides", "render_markdown"]

@@ -17,6 +17,10 @@ from ditto_nb.patterns.common.request import TaskRequest
 ResearchType = Literal["market", "industry", "academic", "competitive", "policy"]
 RESEARCH_TYPES: tuple[str, ...] = ("market", "industry", "academic", "competitive", "policy")
 
+StopReason = Literal[
+    "coverage-complete", "round-budget", "search-budget", "page-budget", "model-budget", "deadline", "no-progress",
+    "clarification",
+]
 STOP_REASONS: tuple[str, ...] = (
     "coverage-complete",
     "round-budget",
@@ -120,6 +124,7 @@ __all__ = [
     "RESEARCH_TYPES",
     "STOP_REASONS",
     "SYNTHESIS_RESERVE",
+    "StopReason",
     "ResearchRequest",
     "ResearchType",
     "default_request",
