@@ -17,13 +17,10 @@ draft with no verifiable finding (or a failed review) gets the single repair.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Generator
-from datetime import datetime, timezone
-from typing import Any, cast
+from typing import Any
 
-from pydantic import BaseModel
-
-from ditto_nb.errors import ReadFailed, SearchFailed, UngroundedAnswer
+from ditto_nb.errors import ReadFailed, SearchFailed
+from ditto_nb.patterns.common import add_ledgered_call, run_step
 from ditto_nb.patterns.deep_research import prompts
 from ditto_nb.patterns.deep_research.coverage import (
     next_queries,
@@ -31,101 +28,23 @@ from ditto_nb.patterns.deep_research.coverage import (
     research_blocker,
     stop_after_round,
 )
-from ditto_nb.patterns.deep_research.evidence import accumulate, prompt_view, rank, select_for_report
-from ditto_nb.patterns.deep_research.report import (
-    CitedConclusion,
-    ReportStatus,
-    ResearchReport,
-    check_draft,
-    conflict_sides,
-    render_markdown,
-)
-from ditto_nb.patterns.deep_research.stage_models import RESEARCH, stage_row
-from ditto_nb.patterns.deep_research.request import (
-    STOP_REASONS,
-    SYNTHESIS_RESERVE,
-    ResearchRequest,
-    StopReason,
-    parse_request,
-)
-from ditto_nb.patterns.deep_research.stages import (
-    REPORT_KEY,
-    RESUME_ROW_NODES,
-    add_clock,
-    add_persist,
-    context_node,
-    model_payload,
-    resume_graph,
-    task_scope,
-)
+from ditto_nb.patterns.deep_research.evidence import accumulate, prompt_view, rank
+from ditto_nb.patterns.deep_research.report import render_markdown
+from ditto_nb.patterns.deep_research.request import SYNTHESIS_RESERVE, ResearchRequest, parse_request
+from ditto_nb.patterns.deep_research.stage_models import stage_row
+from ditto_nb.patterns.deep_research.stages import REPORT_KEY, resume_graph, task_scope
 from ditto_nb.patterns.deep_research.tools import TOOL_PUBLISH, TOOL_READ, TOOL_SEARCH, TOOL_SNAPSHOTS
-from ditto_nb.patterns.common import Ledger, add_ledgered_call, run_step
-from ditto_nb.runtime.capabilities import INFER_REASONING_SAMPLE, INTERACTION_ACT_TOOL
-from ditto_nb.runtime.graph import Graph, GraphStep, graph
+from ditto_nb.runtime.capabilities import INTERACTION_ACT_TOOL
+from ditto_nb.runtime.graph import graph
 from ditto_nb.web.policy import origin_of
-
-Plan = Generator[GraphStep, dict[str, Any], dict[str, Any]]
-BUDGET_LIMITS = {"search": "max_searches", "read": "max_read_pages", "model": "max_model_calls"}
-
-
-class _State:
-    """What the plan knows: Memory rows from ``resume``, the ledger and counters, the clock."""
-
-    def __init__(self, request: ResearchRequest, resumed: dict[str, Any]) -> None:
-        self.request = request
-        self.rows: dict[str, Any] = {str(k): v for node in RESUME_ROW_NODES for k, v in resumed[node] or []}
-        if resumed["report"] is not None:
-            self.rows["report"] = resumed["report"]
-        limits = {kind: int(getattr(request, field)) for kind, field in BUDGET_LIMITS.items()}
-        # Research freezes each round's URL list, so a recorded failure is reused, not retried.
-        self.ledger = Ledger.from_resume(resumed["ledger"], resumed["budget"], limits,
-                                         reuse_failed=RESEARCH.replay.reuse_failed_dispatches)
-        self.used = self.ledger.used
-        self.started_at = float(resumed["started"])
-        self.now = float(resumed["clock"])
-        self.pending: list[tuple[str, Any]] = []
-        self.worked = False
-
-    def done(self, key: str, kind: str, name: str) -> Any | None:
-        return self.ledger.reuse(key, kind, name)
-
-    def elapsed(self) -> float:
-        return self.now - self.started_at
-
-    def budgets(self) -> dict[str, dict[str, int]]:
-        return self.ledger.budgets()
-
-
-def _run(st: _State, g: Graph, stage: str, round_number: int = 0) -> Plan:
-    """Finish ``g`` (queued writes, Context update, clock), run it, and return its outputs."""
-    add_persist(g, st.request.namespace, st.pending)
-    context_node(g, st.request, {"stage": stage, "round": round_number})
-    add_clock(g)
-    out = yield from run_step(g)
-    st.pending = []
-    st.now = float(out["clock"])
-    st.worked = True
-    return out
-
-
-def _after(st: _State) -> tuple[str, ...]:
-    return ("persist",) if st.pending else ()
-
-
-def _model(st: _State, key: str, purpose: str, messages: list[dict[str, str]], schema: type[BaseModel],
-           model: dict[str, Any], round_number: int = 0) -> Plan:
-    """One budgeted model call (reused from the ledger when done); returns the validated dump."""
-    output = st.done(key, "model", purpose)
-    if output is None:
-        st.ledger.charge("model")
-        g = graph(key.removeprefix("model:"))
-        add_ledgered_call(g, task_scope(st.request), key=key, kind="model", name=purpose,
-                          capability=INFER_REASONING_SAMPLE,
-                          input=model_payload(model, purpose, messages, schema, prompts.MAX_TOKENS.get(purpose)),
-                          after=_after(st))
-        out = yield from _run(st, g, purpose, round_number)
-        output = out[key]
-    return schema.model_validate(output["output"]).model_dump()
+from ditto_nb.patterns.deep_research.run_state import (
+    Plan,
+    ResearchState,
+    after_pending,
+    model_call,
+    run_graph,
+)
+from ditto_nb.patterns.deep_research.synthesis import synthesize
 
 
 def _normalize_plan(request: ResearchRequest, raw: dict[str, Any]) -> dict[str, Any]:
@@ -149,12 +68,12 @@ def _read_key(round_number: int, url: str) -> str:
     return f"read:r{round_number}:{hashlib.sha256(url.encode('utf-8')).hexdigest()[:12]}"
 
 
-def _search_round(st: _State, r: int, queries: list[str], failures: list[dict[str, Any]]) -> Plan:
+def _search_round(st: ResearchState, r: int, queries: list[str], failures: list[dict[str, Any]]) -> Plan:
     """Run the round's searches; returns ``{"results": [...]}`` in query order."""
     request = st.request
     results: list[dict[str, Any] | None] = []
     g = graph(f"search:r{r}")
-    after = _after(st)
+    after = after_pending(st)
     scheduled: dict[int, str] = {}
     for i, query in enumerate(queries, start=1):
         key = f"search:r{r}:q{i}"
@@ -168,7 +87,7 @@ def _search_round(st: _State, r: int, queries: list[str], failures: list[dict[st
                               after=after)
             scheduled[i - 1] = key
     if scheduled:
-        out = yield from _run(st, g, "search", r)
+        out = yield from run_graph(st, g, "search", r)
         for index, node in scheduled.items():
             results[index] = out[node]
     ran = [res for res in results if res is not None]
@@ -181,13 +100,13 @@ def _search_round(st: _State, r: int, queries: list[str], failures: list[dict[st
     return {"results": ran}
 
 
-def _read_round(st: _State, r: int, urls: list[str], failures: list[dict[str, Any]],
+def _read_round(st: ResearchState, r: int, urls: list[str], failures: list[dict[str, Any]],
                 omitted_urls: list[dict[str, Any]]) -> Plan:
     """Read the round's frozen URL list; returns ``{"pages": [...]}`` in URL order."""
     request = st.request
     pages: list[dict[str, Any] | None] = []
     g = graph(f"read:r{r}")
-    after = _after(st)
+    after = after_pending(st)
     scheduled: dict[int, str] = {}
     for i, url in enumerate(urls):
         key = _read_key(r, url)
@@ -203,7 +122,7 @@ def _read_round(st: _State, r: int, urls: list[str], failures: list[dict[str, An
                           input={"tool": TOOL_READ, "args": {"url": url}}, after=after)
         scheduled[i] = key
     if scheduled:
-        out = yield from _run(st, g, "read", r)
+        out = yield from run_graph(st, g, "read", r)
         for index, node in scheduled.items():
             pages[index] = out[node]
     read = [page for page in pages if page is not None]
@@ -216,7 +135,7 @@ def _read_round(st: _State, r: int, urls: list[str], failures: list[dict[str, An
     return {"pages": read}
 
 
-def _candidates(st: _State, r: int, results: list[dict[str, Any]], seen_urls: set[str],
+def _candidates(st: ResearchState, r: int, results: list[dict[str, Any]], seen_urls: set[str],
                 omitted_urls: list[dict[str, Any]]) -> list[str]:
     request = st.request
     allowed = set(request.allowed_origins)
@@ -249,12 +168,12 @@ def run_research_loop(inp: dict[str, Any]) -> Plan:
     request = parse_request(inp["request"])
     model: dict[str, Any] = dict(inp["model"])
     stop_after = inp.get("stop_after")
-    st = _State(request, (yield from run_step(resume_graph(request))))
+    st = ResearchState(request, (yield from run_step(resume_graph(request))))
 
     if isinstance(st.rows.get("report"), dict):
         return (yield from _publish(st, st.rows["report"]))
 
-    raw_plan = yield from _model(st, "model:plan", "research-plan", prompts.plan_messages(request),
+    raw_plan = yield from model_call(st, "model:plan", "research-plan", prompts.plan_messages(request),
                                  prompts.PlanOutput, model)
     plan = _normalize_plan(request, raw_plan)
     st.pending.append(("stage/plan", stage_row("plan", plan)))
@@ -312,7 +231,7 @@ def run_research_loop(inp: dict[str, Any]) -> Plan:
                                               "stop_reason": stop_reason}))
             break
         shown = prompt_view(rank(evidence, [request.question, *plan["sub_questions"], *queries]))
-        raw = yield from _model(st, key, "assess",
+        raw = yield from model_call(st, key, "assess",
                                 prompts.assess_messages(request, plan["sub_questions"], shown, asked),
                                 prompts.AssessOutput, model, r)
         coverage = normalize_coverage(raw["items"], plan["sub_questions"], evidence, request.cross_check)
@@ -333,7 +252,7 @@ def run_research_loop(inp: dict[str, Any]) -> Plan:
             return (yield from _checkpoint(st, "round", r))
 
     st.pending.append(("stage/evidence", stage_row("evidence", {"items": evidence, "omitted": omitted})))
-    report = yield from _synthesize(st, model, plan, evidence, coverage, rounds, omitted, omitted_urls,
+    report = yield from synthesize(st, model, plan, evidence, coverage, rounds, omitted, omitted_urls,
                                     failures, stop_reason or "no-progress")
     st.pending.append((REPORT_KEY, report))
     if stop_after == "report":
@@ -341,108 +260,20 @@ def run_research_loop(inp: dict[str, Any]) -> Plan:
     return (yield from _publish(st, report))
 
 
-def _checkpoint(st: _State, stage: str, round_number: int) -> Plan:
+def _checkpoint(st: ResearchState, stage: str, round_number: int) -> Plan:
     if st.pending:
-        yield from _run(st, graph(f"checkpoint:{stage}"), stage, round_number)
+        yield from run_graph(st, graph(f"checkpoint:{stage}"), stage, round_number)
     return {"status": "checkpoint", "stage": stage, "round": round_number, "budgets": st.budgets()}
 
 
-def _publish(st: _State, report: dict[str, Any]) -> Plan:
+def _publish(st: ResearchState, report: dict[str, Any]) -> Plan:
     g = graph("publish")
     cited = sorted({str(c["sha256"]) for c in report.get("cited_chunks", [])})
-    g.node("verify", INTERACTION_ACT_TOOL, {"tool": TOOL_SNAPSHOTS, "args": {"sha256s": cited}}, after=_after(st))
+    g.node("verify", INTERACTION_ACT_TOOL, {"tool": TOOL_SNAPSHOTS, "args": {"sha256s": cited}}, after=after_pending(st))
     g.node("publish", INTERACTION_ACT_TOOL,
            {"tool": TOOL_PUBLISH, "args": {"report": report, "markdown": render_markdown(report)}}, after=("verify",))
-    out = yield from _run(st, g, "publish")
+    out = yield from run_graph(st, g, "publish")
     return {"status": "done", "report": report, "published": out["publish"]}
-
-
-def _checked(
-    draft: dict[str, Any], selected: list[dict[str, Any]]
-) -> tuple[list[dict[str, Any]], list[str], list[str]]:
-    """Quote-check a draft; findings are atomic (one statement, one quote), so when at least one
-    verifies, the unverifiable ones are dropped (and disclosed) instead of failing the draft.
-
-    Returns:
-        ``(conclusions, problems, dropped)``: ``problems`` is non-empty only when the draft has
-        findings and none verified.
-    """
-    conclusions, problems = check_draft(draft, selected)
-    if conclusions:
-        return conclusions, [], problems
-    return conclusions, problems, []
-
-
-def _reviewed(draft: dict[str, Any], conclusions: list[dict[str, Any]]) -> dict[str, Any]:
-    """What the independent review sees: the summary, the verified findings, the unknowns."""
-    return {"summary": draft.get("summary", ""), "unknowns": draft.get("unknowns", []),
-            "conclusions": [{"statement": c["statement"], "quote": c["quote"]} for c in conclusions]}
-
-
-def _synthesize(st: _State, model: dict[str, Any], plan: dict[str, Any], evidence: list[dict[str, Any]],
-                coverage: list[dict[str, Any]], rounds: list[dict[str, Any]], omitted: list[dict[str, Any]],
-                omitted_urls: list[dict[str, Any]], failures: list[dict[str, Any]], stop_reason: str) -> Plan:
-    """Report, independent review, at most one repair; returns the report dump."""
-    request = st.request
-    selected, left_out = select_for_report(evidence, coverage, [request.question, *plan["sub_questions"]])
-    gaps = [f"{row['question']}: {row['gap']}" for row in coverage if row["status"] == "gap"]
-    view = [{"id": c["id"], "origin": c["origin"], "text": c["text"]} for c in selected]
-    review: dict[str, Any] = {"ok": True, "problems": [], "repaired": False, "model_checked": False}
-    conclusions: list[dict[str, Any]] = []
-    if stop_reason == "clarification":
-        draft: dict[str, Any] = {"summary": "The topic is too vague to research; please answer the clarification "
-                                            "questions and start a new task.", "unknowns": []}
-    elif not selected:
-        draft = {"summary": "No usable evidence was found within the budgets; nothing is concluded.",
-                 "unknowns": gaps}
-    else:
-        draft = yield from _model(st, "model:report", "report",
-                                  prompts.report_messages(request, plan["sub_questions"], view, gaps),
-                                  prompts.DraftOutput, model)
-        conclusions, problems, dropped = _checked(draft, selected)
-        verdict: dict[str, Any] = {"ok": False, "problems": []}
-        if not problems:
-            verdict = yield from _model(st, "model:review", "review",
-                                        prompts.review_messages(_reviewed(draft, conclusions), coverage, gaps),
-                                        prompts.ReviewOutput, model)
-        if problems or not verdict["ok"]:
-            draft = yield from _model(st, "model:repair", "repair",
-                                      prompts.repair_messages(draft, problems + verdict["problems"], view, gaps),
-                                      prompts.DraftOutput, model)
-            conclusions, problems, dropped = _checked(draft, selected)
-            if problems:
-                raise UngroundedAnswer(f"the repaired report still has unverifiable quotes: {'; '.join(problems)}")
-            verdict = yield from _model(st, "model:review-2", "review",
-                                        prompts.review_messages(_reviewed(draft, conclusions), coverage, gaps),
-                                        prompts.ReviewOutput, model)
-            if not verdict["ok"]:
-                raise UngroundedAnswer(f"the repaired report failed review: {'; '.join(verdict['problems'])}")
-            review["repaired"] = True
-        review.update(ok=True, problems=list(verdict["problems"]), model_checked=True, dropped=dropped)
-    cited = {c["evidence_id"] for c in conclusions}
-    conflicts = conflict_sides(coverage, conclusions, evidence)
-    cited |= {side["evidence_id"] for conflict in conflicts for side in conflict["sides"]}
-    unknowns = list(dict.fromkeys([*draft.get("unknowns", []), *gaps]))
-    status: ReportStatus
-    if stop_reason == "clarification":
-        status = "needs-clarification"
-    else:
-        status = "complete" if coverage and all(row["status"] != "gap" for row in coverage) else "partial"
-    if stop_reason not in STOP_REASONS:
-        raise ValueError(f"unknown stop reason {stop_reason!r}")
-    report = ResearchReport(
-        id=request.id, question=request.question, research_type=request.research_type, audience=request.audience,
-        scope=request.scope, goal=plan["goal"], sub_questions=plan["sub_questions"], status=status,
-        stop_reason=cast(StopReason, stop_reason), clarification_questions=plan["clarification_questions"],
-        summary=str(draft.get("summary", "")), conclusions=[CitedConclusion.model_validate(c) for c in conclusions],
-        conflicts=conflicts, unknowns=unknowns,
-        coverage=coverage, rounds=rounds,
-        cited_chunks=[{k: v for k, v in c.items()} for c in selected if c["id"] in cited],
-        omitted=omitted + left_out, omitted_urls=omitted_urls, failures=failures,
-        budgets={**st.budgets(), "rounds": {"used": len(rounds), "limit": request.max_rounds}},
-        review=review, generated_at=datetime.fromtimestamp(st.now, timezone.utc).isoformat(),
-    )
-    return report.model_dump(mode="json")
 
 
 __all__ = ["run_research_loop"]

@@ -30,12 +30,11 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ditto_nb.patterns.common import TaskScope, binding_for, build_resume_graph, check_binding, now_iso
+from ditto_nb.patterns.common import TaskScope, binding_for, build_resume_graph, check_binding
 from ditto_nb.patterns.deep_research.request import ResearchRequest
 from ditto_nb.patterns.deep_research.tools import TOOL_CLOCK
 from ditto_nb.runtime.capabilities import (
     CONTEXT_LOAD,
-    INFER_REASONING_SAMPLE,
     INTERACTION_ACT_TOOL,
     MEMORY_GET,
     MEMORY_WRITE,

@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from ditto_nb.patterns.deep_research.coverage import normalize_coverage
-from ditto_nb.patterns.deep_research.plan import _checked, _normalize_plan
+from ditto_nb.patterns.deep_research.plan import _normalize_plan
+from ditto_nb.patterns.deep_research.synthesis import checked_findings as _checked
 from ditto_nb.patterns.deep_research.prompts import shown_text
 from ditto_nb.patterns.deep_research.report import check_draft
 from ditto_nb.workers import open_task_store
