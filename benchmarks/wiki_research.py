@@ -86,7 +86,7 @@ async def research_topic(q: Question, target: WikiTarget, config: RuntimeConfig,
                              and report.sub_questions[i - 1].lower()[:40] in unknown_text)
         withheld = getattr(report, "withheld", None)
         row |= {"stop_reason": report.stop_reason, "rounds": len(report.rounds),
-                "calls": report.budgets.get("model_calls", {}).get("used"),
+                "calls": report.budgets.get("model", {}).get("used"),
                 "searches": report.budgets.get("searches", {}).get("used"),
                 "reads": report.budgets.get("reads", {}).get("used"),
                 "published": len(report.conclusions), "withheld": len(withheld) if withheld is not None else None,
