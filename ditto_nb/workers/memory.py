@@ -18,7 +18,7 @@ A MemoryStore holds JSON-serializable values under ``(namespace, key)``. The def
 :class:`TaskLock` gives one process exclusive use of a task directory (``fcntl.flock`` on
 ``<directory>/.lock``); the OS releases it when the holder dies, even by SIGKILL.
 The Memory Worker (``MEMORY.GET`` / ``MEMORY.WRITE``) lives in
-:mod:`ditto_nb.workers.memory_worker` and is re-exported here.
+:mod:`ditto_nb.workers.memory_worker` (import it from ``ditto_nb.workers``; no import cycle).
 """
 
 from __future__ import annotations
@@ -480,16 +480,12 @@ def _read_pid(fd: int) -> int | None:
         return None
 
 
-from ditto_nb.workers.memory_worker import MemoryWorker, create_memory_worker  # noqa: E402  (re-export)
-
 __all__ = [
     "LOCK_FILE_NAME",
     "MEMORY_FILE_NAME",
     "MIGRATIONS",
     "MemoryStore",
-    "MemoryWorker",
     "SqliteMemoryStore",
     "TaskLock",
-    "create_memory_worker",
     "open_task_store",
 ]
