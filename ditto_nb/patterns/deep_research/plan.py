@@ -21,6 +21,7 @@ from typing import Any
 
 from ditto_nb.errors import ReadFailed, SearchFailed
 from ditto_nb.patterns.common import add_ledgered_call, run_step
+from ditto_nb.patterns.common.failures import check_partial
 from ditto_nb.patterns.deep_research import prompts
 from ditto_nb.patterns.deep_research.coverage import (
     next_queries,
@@ -91,12 +92,9 @@ def _search_round(st: ResearchState, r: int, queries: list[str], failures: list[
         for index, node in scheduled.items():
             results[index] = out[node]
     ran = [res for res in results if res is not None]
-    errors = [res for res in ran if not res.get("ok", True) or res.get("error")]
+    errors = check_partial(ran, request.allow_partial, SearchFailed, f"round {r} searches",
+                           lambda res: f"{res.get('query')!r}: {res.get('error')}")
     failures += [{"source": res["query"], "kind": "search", "error": res["error"]} for res in errors]
-    if ran and len(errors) == len(ran):
-        raise SearchFailed(f"round {r}: every search failed: {errors[0]['error']}")
-    if errors and not request.allow_partial:
-        raise SearchFailed(f"round {r}: a search failed and allow_partial is false: {errors[0]['error']}")
     return {"results": ran}
 
 
@@ -126,12 +124,9 @@ def _read_round(st: ResearchState, r: int, urls: list[str], failures: list[dict[
         for index, node in scheduled.items():
             pages[index] = out[node]
     read = [page for page in pages if page is not None]
-    failed = [page for page in read if not page.get("ok")]
+    failed = check_partial(read, request.allow_partial, ReadFailed, f"round {r} page reads",
+                           lambda p: f"{p.get('url')}: {p.get('failure')}")
     failures += [{"source": p.get("url"), "kind": "read", "error": p.get("error") or p.get("failure")} for p in failed]
-    if read and len(failed) == len(read):
-        raise ReadFailed(f"round {r}: every page read failed: {failed[0]['failure']}")
-    if failed and not request.allow_partial:
-        raise ReadFailed(f"round {r}: a page read failed and allow_partial is false: {failed[0]['failure']}")
     return {"pages": read}
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from ditto_nb.errors import BudgetExceeded, ReadFailed, SearchFailed
 from ditto_nb.evidence import Chunk, bm25_rank, chunks_from_page, dedupe_mirrors, verify_conflict
+from ditto_nb.patterns.common.failures import check_partial
 from ditto_nb.patterns.common import Ledger, TaskScope, add_ledgered_call, add_stage_commit, run_step
 from ditto_nb.patterns.web_qa import prompts
 from ditto_nb.patterns.web_qa.request import WebQaRequest
@@ -167,10 +168,8 @@ def searched_stage(run: RunState, plan: Mapping[str, Any]) -> Step:
 
     def value(outputs: dict[str, Any]) -> dict[str, Any]:
         results = [get(outputs) for get in getters]
-        failed = [r for r in results if not r.get("ok")]
-        if results and (len(failed) == len(results) or (failed and not run.request.allow_partial)):
-            detail = "; ".join(f"{r.get('query')!r}: {r.get('error') or r.get('failure')}" for r in failed)
-            raise SearchFailed(f"{len(failed)} of {len(results)} searches failed: {detail}")
+        check_partial(results, run.request.allow_partial, SearchFailed, "searches",
+                      lambda r: f"{r.get('query')!r}: {r.get('error') or r.get('failure')}")
         return {"results": results}
 
     dones = list(after)
@@ -251,10 +250,8 @@ def read_stage(run: RunState, searched: Mapping[str, Any]) -> Step:
 
     def value(outputs: dict[str, Any]) -> dict[str, Any]:
         results = [get(outputs) for get in getters]
-        failed = [r for r in results if not r.get("ok")]
-        if results and (len(failed) == len(results) or (failed and not run.request.allow_partial)):
-            detail = "; ".join(f"{r.get('url')}: {r.get('failure')}" for r in failed)
-            raise ReadFailed(f"{len(failed)} of {len(results)} page reads failed: {detail}")
+        failed = check_partial(results, run.request.allow_partial, ReadFailed, "page reads",
+                               lambda r: f"{r.get('url')}: {r.get('failure')}")
         failures = search_failures + [
             {"stage": "read", "source": r.get("url", ""), "failure": r.get("failure") or "error", "error": r.get("error") or ""}
             for r in failed
