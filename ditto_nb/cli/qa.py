@@ -16,6 +16,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
+from ditto_nb.cli.paths import check_task_dir
 from ditto_nb.cli.progress import StageProgress
 from ditto_nb.cli.qa_render import render_checkpoint, render_report, render_stages
 from ditto_nb.cli.qa_session import (
@@ -133,7 +134,7 @@ def start_task(
     from ditto_nb.patterns.web_qa import WebQaRequest, create_task
 
     config, provider_name, model_name = select_model(load_config(str(config_path) if config_path else None), provider, model)
-    previous = read_task_file(directory) if directory is not None else None
+    previous = read_task_file(check_task_dir(directory)) if directory is not None else None
     previous_cli = (previous or {}).get("cli") or {}
     task_id = task_id or (previous_cli.get("request") or {}).get("id") or _new_task_id()
     task_dir = directory if directory is not None else TASKS_ROOT / task_id

@@ -283,7 +283,8 @@ def print_error(exc: DittoError) -> None:
 
 @contextmanager
 def cli_errors() -> Iterator[None]:
-    """Run a command body; a ``DittoError`` becomes a two-line message and exit code 2.
+    """Run a command body; a ``DittoError`` (or an ``OSError`` on a path) becomes a two-line message
+    and exit code 2.
 
     ``LoopCancelled`` and Ctrl-C say how to resume (exit code 130). Unexpected errors keep their
     traceback: they are bugs.
@@ -301,6 +302,9 @@ def cli_errors() -> Iterator[None]:
         raise typer.Exit(code=130) from None
     except DittoError as exc:
         print_error(exc)
+        raise typer.Exit(code=2) from None
+    except OSError as exc:  # a file or folder named by the analyst cannot be used
+        print_error(ConfigError(str(exc), help="Check the path: it must be a readable, writable folder or file."))
         raise typer.Exit(code=2) from None
 
 

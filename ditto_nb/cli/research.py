@@ -15,6 +15,7 @@ from typing import Any
 
 import typer
 
+from ditto_nb.cli.paths import check_task_dir
 from ditto_nb.errors import DittoError
 from ditto_nb.patterns.common import SearchSetup
 from ditto_nb.patterns.deep_research import (
@@ -90,7 +91,7 @@ def register(app: typer.Typer) -> None:
         try:
             config = load_runtime_config(path=config_path)
             search = SearchSetup.from_config(config)
-            task_dir = directory or Path(f"research-{uuid.uuid4().hex[:8]}")
+            task_dir = check_task_dir(directory or Path(f"research-{uuid.uuid4().hex[:8]}"))
             existing = read_task(task_dir)
             origins = list(allowed_origin) or (
                 [origin_of(search.mediawiki_api_url)] if search.mediawiki_api_url else []
@@ -121,6 +122,9 @@ def register(app: typer.Typer) -> None:
             typer.echo(f"task directory: {task_dir}")
         except DittoError as exc:
             typer.echo(f"error: {type(exc).__name__}: {exc}\nhint: {exc.help}", err=True)
+            raise typer.Exit(2) from None
+        except OSError as exc:  # a file or folder named by the analyst cannot be used
+            typer.echo(f"error: {exc}\nhint: check the --dir path: it must be a writable folder", err=True)
             raise typer.Exit(2) from None
 
 

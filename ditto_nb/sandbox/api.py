@@ -11,6 +11,9 @@ Supported (MediaWiki Action API, https://www.mediawiki.org/wiki/API:Search):
   ``{"query": {"pages": {"<pageid>": {"pageid", "ns", "title", "index", "fullurl",
   "canonicalurl"}}}}`` with ``gsroffset`` continuation.
 
+Terms are AND-ed like MediaWiki's default search; a query whose words are joined by the upper-case
+keyword ``OR`` (``Paris OR Lyon``, as in CirrusSearch syntax) matches any of them instead.
+
 Errors follow MediaWiki's shape ``{"error": {"code", "info"}}`` with HTTP 200.
 """
 
@@ -23,6 +26,14 @@ from ditto_nb.sandbox.index import SANDBOX_TIMESTAMP, SearchIndex
 
 MAX_LIMIT = 500
 DEFAULT_LIMIT = 10
+
+
+def _split_mode(query: str) -> tuple[str, str]:
+    """``(query without the OR keywords, "or")`` when the words are joined by ``OR``, else ``(query, "and")``."""
+    words = query.split()
+    if len(words) > 2 and "OR" in words[1:-1]:
+        return " ".join(w for w in words if w != "OR"), "or"
+    return query, "and"
 
 
 def _error(code: str, info: str) -> dict[str, Any]:
@@ -79,7 +90,8 @@ def _list_search(params: Mapping[str, str], index: SearchIndex, url_for: Callabl
     what = params.get("srwhat", "text")
     if what not in ("text", "title", "nearmatch"):
         return _error("badvalue", f'Unrecognized value for parameter "srwhat": {what}.')
-    total, hits = index.search(query, limit, offset, what="title" if what != "text" else "text")
+    text, mode = _split_mode(query)
+    total, hits = index.search(text, limit, offset, what="title" if what != "text" else "text", mode=mode)
     reply: dict[str, Any] = {"batchcomplete": ""}
     if offset + len(hits) < total:
         reply["continue"] = {"sroffset": offset + len(hits), "continue": "-||"}
@@ -112,7 +124,8 @@ def _generator_search(params: Mapping[str, str], index: SearchIndex, url_for: Ca
         return limit
     if isinstance(offset, dict):
         return offset
-    total, hits = index.search(query, limit, offset)
+    text, mode = _split_mode(query)
+    total, hits = index.search(text, limit, offset, mode=mode)
     with_url = "url" in params.get("inprop", "").split("|")
     pages: dict[str, Any] = {}
     for position, hit in enumerate(hits, start=offset + 1):

@@ -39,6 +39,8 @@ class SandboxPage(BaseModel):
         status: HTTP status code to answer with.
         redirect: ``Location`` target; with ``status`` 200 the page answers 302.
         delay_seconds: seconds to wait before answering (for timeout tests).
+        trickle_seconds: when > 0, the body is sent one byte at a time, this many seconds
+            apart (a slow page: every read returns within any read timeout).
         headers: extra response headers.
         charset: encoding of the body and, unless ``content_type`` is given, of the
             ``Content-Type`` header (default ``utf-8``).
@@ -57,6 +59,7 @@ class SandboxPage(BaseModel):
     status: int = Field(default=200, ge=100, le=599)
     redirect: str | None = None
     delay_seconds: float = Field(default=0.0, ge=0.0, le=120.0)
+    trickle_seconds: float = Field(default=0.0, ge=0.0, le=60.0)
     headers: dict[str, str] = Field(default_factory=dict)
     charset: str | None = None
     content_type: str | None = None
@@ -116,8 +119,9 @@ class SandboxPage(BaseModel):
         """Return the page's HTML text, rendering ``paragraphs`` when needed.
 
         Returns:
-            ``html`` as given, or ``<h1>title</h1>`` plus one ``<p>`` per paragraph
-            (html-escaped), or None for a raw-body or content-less page.
+            ``html`` as given, or (like a MediaWiki article) ``<title>title - Sandbox Wiki</title>``,
+            ``<h1 id="firstHeading">title</h1>`` plus one ``<p>`` per paragraph (html-escaped),
+            or None for a raw-body or content-less page.
         """
         if self.html is not None:
             return self.html
@@ -126,8 +130,8 @@ class SandboxPage(BaseModel):
         parts = [
             "<!DOCTYPE html>",
             "<html><head><meta charset=\"utf-8\">"
-            f"<title>{html_module.escape(self.title)}</title></head><body>",
-            f"<h1>{html_module.escape(self.title)}</h1>",
+            f"<title>{html_module.escape(self.title)} - {SITE_NAME}</title></head><body>",
+            f"<h1 id=\"firstHeading\" class=\"firstHeading\">{html_module.escape(self.title)}</h1>",
         ]
         parts.extend(f"<p>{html_module.escape(paragraph)}</p>" for paragraph in self.paragraphs)
         parts.append("</body></html>")
@@ -159,6 +163,10 @@ class SandboxPage(BaseModel):
         if self.raw_body_b64 is not None:
             return "application/octet-stream"
         return f"text/html; charset={self.charset or 'utf-8'}"
+
+
+SITE_NAME = "Sandbox Wiki"
+"""The site name in rendered pages' ``<title>`` (``Title - Sandbox Wiki``, as MediaWiki renders it)."""
 
 
 def wiki_url(title: str, host: str = DEFAULT_WIKI_HOST) -> str:

@@ -2,10 +2,12 @@
 
 Ranking is SQLite's built-in ``bm25()`` auxiliary function (Okapi BM25, k1=1.2, b=0.75; see
 https://www.sqlite.org/fts5.html#the_bm25_function) with the title column weighted 5x the body.
-The tokenizer is ``porter unicode61`` (Porter stemming over Unicode word tokens). A query
-matches a page holding **any** of its terms (terms are OR-ed, then ranked), which suits natural
-language questions better than MediaWiki's default AND; snippets are built with FTS5
-``snippet()`` and marked up like MediaWiki's (``<span class="searchmatch">``).
+The tokenizer is ``porter unicode61`` (Porter stemming over Unicode word tokens). Like
+MediaWiki's default search (and Wikipedia's CirrusSearch), a query matches only pages holding
+**every** one of its terms (terms are AND-ed, then ranked); OR is an explicit option
+(``mode="or"``), never the default, so code developed against the sandbox meets the same
+zero-hit queries a real wiki returns. Snippets are built with FTS5 ``snippet()`` and marked up
+like MediaWiki's (``<span class="searchmatch">``).
 """
 
 from __future__ import annotations
@@ -75,19 +77,30 @@ def page_text(page: SandboxPage) -> str | None:
     return " ".join(str(root.text_content()).split())
 
 
-def fts_query(query: str) -> str | None:
-    """Turn free text into an FTS5 MATCH expression: quoted terms joined with OR.
+SEARCH_MODES = ("and", "or")
+"""How the terms of a query combine: ``and`` (every term must match, the default) or ``or``."""
+
+
+def fts_query(query: str, mode: str = "and") -> str | None:
+    """Turn free text into an FTS5 MATCH expression: quoted terms joined with AND (or OR).
 
     Args:
         query: the user's search text.
+        mode: ``"and"`` (default, like MediaWiki) or ``"or"``.
 
     Returns:
         The MATCH expression, or None when the text has no word token.
+
+    Raises:
+        ValueError: ``mode`` is not one of :data:`SEARCH_MODES`.
     """
+    if mode not in SEARCH_MODES:
+        raise ValueError(f"mode must be one of {SEARCH_MODES}, not {mode!r}")
     terms = list(dict.fromkeys(token.lower() for token in _TOKEN.findall(query)))
     if not terms:
         return None
-    return " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)
+    joiner = " AND " if mode == "and" else " OR "
+    return joiner.join('"' + term.replace('"', '""') + '"' for term in terms)
 
 
 class SearchIndex:
@@ -148,20 +161,23 @@ class SearchIndex:
             )
         return True
 
-    def search(self, query: str, limit: int = 10, offset: int = 0, *, what: str = "text") -> tuple[int, list[IndexHit]]:
+    def search(
+        self, query: str, limit: int = 10, offset: int = 0, *, what: str = "text", mode: str = "and"
+    ) -> tuple[int, list[IndexHit]]:
         """Rank pages for ``query`` with BM25.
 
         Args:
-            query: free text (terms are OR-ed).
+            query: free text (every term must match; ``mode="or"``: any term).
             limit: most hits to return.
             offset: hits to skip (for continuation).
             what: ``"text"`` (title and body) or ``"title"`` (title column only).
+            mode: ``"and"`` (default) or ``"or"``, see :func:`fts_query`.
 
         Returns:
             ``(totalhits, hits)``: the number of matching pages and the requested slice,
             best first (ties broken by pageid).
         """
-        expression = fts_query(query)
+        expression = fts_query(query, mode)
         if expression is None:
             return 0, []
         if what == "title":
@@ -203,4 +219,4 @@ def _markup(raw: str) -> str:
     return escaped.replace(_START, '<span class="searchmatch">').replace(_END, "</span>")
 
 
-__all__ = ["SANDBOX_TIMESTAMP", "IndexHit", "SearchIndex", "fts_query", "page_text"]
+__all__ = ["SANDBOX_TIMESTAMP", "SEARCH_MODES", "IndexHit", "SearchIndex", "fts_query", "page_text"]

@@ -57,7 +57,7 @@ class LocalIndexProvider:
         return cls(pages, url_for)
 
     async def search(self, query: str, limit: int) -> list[SearchHit]:
-        """Rank the corpus for ``query`` with BM25.
+        """Rank the corpus for ``query`` with BM25 (every term must match, like a wiki's search).
 
         Args:
             query: search text.
@@ -69,8 +69,26 @@ class LocalIndexProvider:
         Raises:
             InvalidRequest: blank query or bad limit.
         """
+        return self._hits(query, limit, "text")
+
+    async def search_titles(self, query: str, limit: int) -> list[SearchHit]:
+        """Rank the pages whose title holds every word of ``query`` (like ``srwhat=title``).
+
+        Args:
+            query: title words.
+            limit: most hits (1–100).
+
+        Returns:
+            Hits ranked 1..n; ``[]`` when no title matches.
+
+        Raises:
+            InvalidRequest: blank query or bad limit.
+        """
+        return self._hits(query, limit, "title")
+
+    def _hits(self, query: str, limit: int, what: str) -> list[SearchHit]:
         query = check_search_args(query, limit)
-        _, found = self._index.search(query, limit)
+        _, found = self._index.search(query, limit, what=what)
         hits: list[SearchHit] = []
         for rank, hit in enumerate(found, start=1):
             url = self._url_for(hit.url)

@@ -17,7 +17,7 @@ import ssl
 import tempfile
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import AsyncIterator, Iterable
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -27,7 +27,7 @@ import trustme
 import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from ditto_nb.errors import ConfigError
@@ -335,7 +335,15 @@ class SandboxWeb:
         if page.gzip:
             headers["content-encoding"] = "gzip"
         headers.update({key.lower(): value for key, value in page.headers.items()})
+        if page.trickle_seconds and body:
+            return StreamingResponse(_trickle(body, page.trickle_seconds), status_code=status, headers=headers)
         return Response(body, status_code=status, headers=headers)
+
+
+async def _trickle(body: bytes, seconds: float) -> AsyncIterator[bytes]:
+    for index in range(len(body)):
+        yield body[index : index + 1]
+        await asyncio.sleep(seconds)
 
 
 def _path_key(url: str) -> str:

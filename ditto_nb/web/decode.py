@@ -101,6 +101,31 @@ def detect_charset(body: bytes) -> str:
     return "utf-8"
 
 
+_BINARY_SAMPLE_CHARS = 8192
+_BINARY_SHARE = 0.05
+_TEXT_CONTROLS = frozenset("\t\n\r\f\v")
+
+
+def looks_binary(text: str) -> bool:
+    """True when decoded text is really binary data (an image, archive, PDF served as HTML).
+
+    Looks at the first 8192 characters: more than 5% NULs, other C0/C1 control characters
+    (tab, newlines and form feed excepted) or U+FFFD replacement characters means binary.
+
+    Args:
+        text: the decoded body (see :func:`decode_html`).
+    """
+    sample = text[:_BINARY_SAMPLE_CHARS]
+    if not sample:
+        return False
+    odd = sum(
+        1
+        for ch in sample
+        if ch == "\ufffd" or ((ch < " " or "\x7f" <= ch <= "\x9f") and ch not in _TEXT_CONTROLS)
+    )
+    return odd > _BINARY_SHARE * len(sample)
+
+
 def decode_html(body: bytes, content_type: str | None) -> tuple[str, str]:
     """Decode an HTML body to text following the module's charset precedence.
 
@@ -131,4 +156,6 @@ def decode_html(body: bytes, content_type: str | None) -> tuple[str, str]:
     return text, codec
 
 
-__all__ = ["charset_of", "codec_for", "decode_html", "detect_charset", "media_type_of", "meta_charset"]
+__all__ = [
+    "charset_of", "codec_for", "decode_html", "detect_charset", "looks_binary", "media_type_of", "meta_charset",
+]

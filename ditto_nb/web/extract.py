@@ -2,11 +2,17 @@
 
 Pipeline (one parse per page):
 
+0. Text that is not text (a binary body decoded as text: many NULs, control characters or
+   U+FFFD, see :func:`ditto_nb.web.decode.looks_binary`) is classified ``"not-text"``.
 1. ``lxml.html`` parses the decoded text (malformed HTML never raises; an unparseable page
-   yields no paragraphs).
+   yields no paragraphs). When libxml2 stops at its nesting limit (256 levels), tags nested
+   deeper than 128 levels are removed (their text kept) and the page is parsed again.
 2. Hidden content is dropped: ``script``, ``style``, ``template``, ``noscript`` (and other
    non-text elements), elements with the ``hidden`` attribute, ``aria-hidden="true"``, or an
-   inline ``display:none`` / ``visibility:hidden`` style.
+   inline style hiding them: ``display:none``, ``visibility:hidden``, ``opacity:0``,
+   ``font-size:0`` (unless a descendant sets its own non-zero inline ``font-size``),
+   off-screen positioning (``left``/``top``/``right``/``text-indent`` of -1000px or beyond)
+   or a clip to an empty (at most 1px) ``rect``.
 3. :func:`classify_page` spots pages that are not content (meta-refresh or script redirect
    stubs, bot walls, cookie walls); they yield no paragraphs.
 4. ``trafilatura.extract(..., output_format="xml", include_tables=True, favor_recall=True)``
@@ -28,13 +34,28 @@ import lxml.html
 import trafilatura
 
 from ditto_nb.text import normalize_text
-from ditto_nb.web.decode import decode_html
+from ditto_nb.web.decode import decode_html, looks_binary
 
 _DROPPED_TAGS = (
     "script", "style", "template", "noscript", "iframe", "object", "embed", "svg", "canvas",
     "select", "button", "input", "textarea", "head",
 )  # fmt: skip
-_HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
+_ZERO = r"(?:0+(?:\.0*)?|\.0+)"  # a CSS zero: 0, 0.0, .0
+_HIDDEN_STYLE = re.compile(
+    r"display\s*:\s*none|visibility\s*:\s*hidden"
+    rf"|(?<![\w-])opacity\s*:\s*{_ZERO}\s*(?:!important\s*)?(?:;|$)"
+    r"|(?<![\w-])(?:left|top|right|text-indent)\s*:\s*-\s*"
+    r"(?:\d{4,}(?:\.\d*)?(?:px)?|\d{3,}(?:\.\d*)?(?:em|rem))\b"  # off-screen: -1000px or beyond
+    r"|(?<![\w-])clip\s*:\s*rect\((?:\s*[01](?:\.0*)?(?:px)?\s*,?){4}\s*\)",  # empty clip
+    re.IGNORECASE,
+)
+_ZERO_FONT = re.compile(
+    rf"(?<![\w-])font-size\s*:\s*{_ZERO}(?:px|em|rem|pt|%)?\s*(?:!important\s*)?(?:;|$)", re.IGNORECASE
+)
+_ANY_FONT = re.compile(r"(?<![\w-])font-size\s*:", re.IGNORECASE)
+_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9:-]*)\b[^>]*>")
+_VOID_TAGS = frozenset("area base br col embed hr img input link meta param source track wbr".split())
+_MAX_NESTING = 128  # tags deeper than this are removed when libxml2 hits its limit (256)
 _XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>", re.IGNORECASE)
 _BLOCK_TAGS = frozenset(
     "address article aside blockquote body caption center dd details dialog div dl dt fieldset "
@@ -68,7 +89,8 @@ class Extraction:
 
     Attributes:
         title: the ``<title>`` (else ``og:title``, else the first ``<h1>``), normalized, or None.
-        kind: None for a content page, else ``"redirect-stub"``, ``"bot-wall"`` or ``"cookie-wall"``.
+        kind: None for a content page, else ``"redirect-stub"``, ``"bot-wall"``, ``"cookie-wall"``
+            or ``"not-text"`` (a binary body).
         paragraphs: main-text paragraphs (empty when ``kind`` is set).
     """
 
@@ -77,24 +99,69 @@ class Extraction:
     paragraphs: list[str] = field(default_factory=list)
 
 
+def _flatten_deep(text: str, limit: int = _MAX_NESTING) -> str:
+    """Remove start and end tags nested deeper than ``limit`` (their text stays, as one run)."""
+    out: list[str] = []
+    depth, position = 0, 0
+    for match in _TAG.finditer(text):
+        if match.group(2).lower() in _VOID_TAGS or match.group(0).endswith("/>"):
+            continue
+        if match.group(1):
+            drop = depth > limit
+            depth = max(depth - 1, 0)
+        else:
+            depth += 1
+            drop = depth > limit
+        if drop:
+            out += [text[position : match.start()], " "]
+            position = match.end()
+    out.append(text[position:])
+    return "".join(out)
+
+
+def _parse_once(text: str) -> tuple[lxml.html.HtmlElement | None, bool]:
+    """Parse; also say whether libxml2 stopped at its nesting limit."""
+    parser = lxml.html.HTMLParser()
+    try:
+        tree = lxml.html.document_fromstring(text, parser=parser)
+    except (lxml.etree.ParserError, ValueError, lxml.etree.XMLSyntaxError):
+        tree = None
+    too_deep = any("Excessive depth" in entry.message for entry in parser.error_log)
+    return tree, too_deep
+
+
 def _parse(text: str) -> lxml.html.HtmlElement | None:
     text = _XML_DECLARATION.sub("", text, count=1).replace("\x00", "")
     if not text.strip():
         return None
-    try:
-        return lxml.html.document_fromstring(text)
-    except (lxml.etree.ParserError, ValueError, lxml.etree.XMLSyntaxError):
-        return None
+    tree, too_deep = _parse_once(text)
+    if too_deep:
+        tree, _ = _parse_once(_flatten_deep(text))
+    return tree
+
+
+_SITE_SEPARATORS = (" - ", " – ", " — ", " | ", " · ")
 
 
 def _title(tree: lxml.html.HtmlElement) -> str | None:
+    """The title as the page shows it: the ``<title>`` (else ``og:title``, else the first ``<h1>``),
+    except that a ``<title>`` of the form ``<h1> - SiteName`` (MediaWiki, most CMSs) gives the
+    first ``<h1>``."""
+    found_titles: list[str] = []
     for xpath in ("//title", "//meta[@property='og:title']/@content", "//h1"):
         for found in tree.xpath(xpath):
             value = found if isinstance(found, str) else found.text_content()
             title = normalize_text(str(value))
             if title:
-                return title
-    return None
+                found_titles.append(title)
+                break
+    if not found_titles:
+        return None
+    first = found_titles[0]
+    heading = next((normalize_text(str(h.text_content())) for h in tree.xpath("//h1")), "")
+    if heading and heading != first and any(first.startswith(heading + sep) for sep in _SITE_SEPARATORS):
+        return heading
+    return first
 
 
 def _is_hidden(element: lxml.html.HtmlElement) -> bool:
@@ -102,7 +169,18 @@ def _is_hidden(element: lxml.html.HtmlElement) -> bool:
         return True
     if (element.get("aria-hidden") or "").strip().lower() == "true":
         return True
-    return bool(_HIDDEN_STYLE.search(element.get("style") or ""))
+    style = element.get("style") or ""
+    if not style:
+        return False
+    if _HIDDEN_STYLE.search(style):
+        return True
+    if _ZERO_FONT.search(style):  # hidden unless a descendant sizes its own text again
+        return not any(
+            _ANY_FONT.search(child.get("style") or "") and not _ZERO_FONT.search(child.get("style") or "")
+            for child in element.iterdescendants()
+            if isinstance(child.tag, str)
+        )
+    return False
 
 
 def _drop_hidden(tree: lxml.html.HtmlElement) -> None:
@@ -244,6 +322,8 @@ def analyze_html(text: str) -> Extraction:
     Returns:
         An :class:`Extraction`; never raises on malformed HTML.
     """
+    if looks_binary(text):
+        return Extraction(title=None, kind="not-text", paragraphs=[])
     tree = _parse(text)
     if tree is None:
         return Extraction(title=None, kind=None, paragraphs=[])

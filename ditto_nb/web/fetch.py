@@ -2,10 +2,11 @@
 
 Rules (SPEC §5): HTTPS only; the origin must be allowed; each host is resolved once, its
 address checked and the connection pinned to it (:mod:`ditto_nb.web.transport`); redirects are
-followed here one hop at a time and every hop is re-checked; the body cap is enforced while
-streaming, after content-encoding decoding; connect errors, 429 and 503 are retried with
-exponential backoff (tenacity), honouring ``Retry-After`` (RFC 9110 §10.2.3) up to
-``max_retry_after_seconds``.
+followed here one hop at a time and every hop is re-checked; the body is read by
+:func:`ditto_nb.web.body.read_capped_body` (streaming, capped after content-encoding decoding);
+the whole fetch runs under the policy's wall-clock ``deadline_seconds``; connect errors, 429 and
+503 are retried with exponential backoff (tenacity), honouring ``Retry-After`` (RFC 9110
+§10.2.3) up to ``max_retry_after_seconds``.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
 
 from ditto_nb.errors import FetchError, InvalidURL, PolicyViolation, RedirectLimit
+from ditto_nb.web.body import ACCEPT_ENCODING, read_capped_body
 from ditto_nb.web.decode import decode_html, media_type_of
 from ditto_nb.web.extract import analyze_html
 from ditto_nb.web.policy import NetworkPolicy, host_and_port, origin_of
@@ -137,20 +139,6 @@ def _headers(response: httpx.Response) -> dict[str, str]:
     return out
 
 
-async def _read_body(response: httpx.Response, limit: int) -> bytes:
-    declared = response.headers.get("content-length", "")
-    if declared.isdigit() and "content-encoding" not in response.headers and int(declared) > limit:
-        raise FetchError(f"{response.url}: Content-Length {declared} > {limit} bytes", failure="too-large")
-    parts: list[bytes] = []
-    size = 0
-    async for chunk in response.aiter_bytes():  # decodes gzip/deflate/br incrementally
-        size += len(chunk)
-        if size > limit:
-            raise FetchError(f"{response.url}: body over {limit} bytes (decoded)", failure="too-large")
-        parts.append(chunk)
-    return b"".join(parts)
-
-
 async def _one_hop(
     client: httpx.AsyncClient,
     backend: PinnedBackend,
@@ -159,12 +147,16 @@ async def _one_hop(
     policy: NetworkPolicy,
     accept: str,
     content_types: tuple[str, ...] | None,
+    extra_headers: dict[str, str],
 ) -> RawResponse:
     host, port = host_and_port(url)
     if host not in backend.pins:  # each name is resolved and checked once per fetch
         backend.pins[host] = await resolve_address(host, port, policy)
     try:
-        request = client.build_request("GET", url, headers={"accept": accept, "user-agent": USER_AGENT})
+        headers = {"accept": accept, "accept-encoding": ACCEPT_ENCODING, "user-agent": USER_AGENT}
+        if origin_of(url) == origin_of(requested_url):  # credentials never follow a redirect elsewhere
+            headers.update(extra_headers)
+        request = client.build_request("GET", url, headers=headers)
     except httpx.InvalidURL as exc:
         raise InvalidURL(f"malformed URL {url!r}: {exc}") from exc
     try:
@@ -188,7 +180,7 @@ async def _one_hop(
                         headers=headers, body=b"", fetched_at=fetched_at,
                     )
                     raise error
-            body = await _read_body(response, policy.max_body_bytes)
+            body = await read_capped_body(response, policy.max_body_bytes)
         return RawResponse(
             requested_url=requested_url,
             final_url=url,
@@ -209,6 +201,7 @@ async def _hop_with_retries(
     policy: NetworkPolicy,
     accept: str,
     content_types: tuple[str, ...] | None,
+    extra_headers: dict[str, str],
 ) -> RawResponse:
     retrying = AsyncRetrying(
         stop=stop_after_attempt(policy.retries + 1),
@@ -220,7 +213,9 @@ async def _hop_with_retries(
     try:
         async for attempt in retrying:
             with attempt:
-                result = await _one_hop(client, backend, requested_url, url, policy, accept, content_types)
+                result = await _one_hop(
+                    client, backend, requested_url, url, policy, accept, content_types, extra_headers
+                )
                 if result.status in RETRY_STATUSES:
                     raise _RetryStatus(result, parse_retry_after(result.headers.get("retry-after")))
                 return result
@@ -247,11 +242,13 @@ async def fetch(
     *,
     accept: str = HTML_ACCEPT,
     content_types: tuple[str, ...] | None = None,
+    headers: dict[str, str] | None = None,
 ) -> RawResponse:
     """GET ``url`` under ``policy``, following redirects ourselves, and return the last response.
 
     HTTP error statuses are *returned* (the caller decides); 429/503 are returned only after
-    the retries are spent.
+    the retries are spent. The whole fetch (name checks, connect, TLS, headers, body, every
+    redirect hop and retry) runs under ``policy.deadline_seconds`` of wall-clock time.
 
     Args:
         url: an absolute ``https`` URL.
@@ -259,6 +256,8 @@ async def fetch(
         accept: the ``Accept`` header sent.
         content_types: when given, a 2xx response whose media type is not listed raises
             ``FetchError(failure="unsupported-content-type")`` before its body is read.
+        headers: extra request headers (e.g. an API key), sent only to ``url``'s own origin,
+            never to a redirect target on another origin.
 
     Returns:
         The final :class:`RawResponse` (body capped at ``policy.max_body_bytes`` bytes).
@@ -268,10 +267,29 @@ async def fetch(
         PolicyViolation: scheme, origin or resolved address refused (on any hop; an
             https→http redirect too), always before connecting to that address.
         RedirectLimit: more than ``policy.max_redirects`` redirects, or a redirect loop.
-        FetchError: ``failure`` is ``timeout``, ``connect``, ``too-large``, ``protocol`` or
-            ``unsupported-content-type``.
+        FetchError: ``failure`` is ``timeout`` (a read/connect timeout, or the deadline passed),
+            ``connect``, ``too-large``, ``protocol``, ``unsupported-content-type`` or
+            ``unsupported-content-encoding``.
     """
     policy.check_url(url)
+    try:
+        with anyio.fail_after(policy.deadline_seconds):
+            return await _fetch(url, policy, accept, content_types, dict(headers or {}))
+    except TimeoutError as exc:
+        raise FetchError(
+            f"{url}: no complete reply within the {policy.deadline_seconds:g} s deadline",
+            failure="timeout",
+            retryable=True,
+        ) from exc
+
+
+async def _fetch(
+    url: str,
+    policy: NetworkPolicy,
+    accept: str,
+    content_types: tuple[str, ...] | None,
+    extra_headers: dict[str, str],
+) -> RawResponse:
     client, backend = build_client(policy)
     redirects: list[str] = []
     visits: dict[str, int] = {url: 1}
@@ -279,7 +297,9 @@ async def fetch(
     async with client:
         while True:
             try:
-                result = await _hop_with_retries(client, backend, url, current, policy, accept, content_types)
+                result = await _hop_with_retries(
+                    client, backend, url, current, policy, accept, content_types, extra_headers
+                )
             except httpx.TimeoutException as exc:
                 raise FetchError(f"{current}: timed out ({exc})", failure="timeout", retryable=True) from exc
             except (httpx.ConnectError, httpx.NetworkError) as exc:
@@ -325,8 +345,9 @@ async def read_page(url: str, *, policy: NetworkPolicy) -> Page:
     Returns:
         A :class:`Page`. Failures that belong to the page are recorded in ``failure``:
         ``http-<status>`` (the extractor never runs on them), ``too-large``, ``timeout``,
-        ``connect``, ``protocol``, ``unsupported-content-type``, ``not-content:<kind>``
-        (redirect stub, bot wall, cookie wall: no paragraphs).
+        ``connect``, ``protocol``, ``unsupported-content-type``, ``unsupported-content-encoding``,
+        ``not-text`` (a binary body: no paragraphs), ``not-content:<kind>`` (redirect stub, bot
+        wall, cookie wall: no paragraphs).
 
     Raises:
         InvalidURL: ``url`` or a ``Location`` header is malformed.
@@ -357,7 +378,7 @@ async def read_page(url: str, *, policy: NetworkPolicy) -> Page:
         charset=charset,
         sha256=hashlib.sha256(raw.body).hexdigest(),
         paragraphs=extraction.paragraphs,
-        failure=f"not-content:{kind}" if kind else None,
+        failure=("not-text" if kind == "not-text" else f"not-content:{kind}") if kind else None,
         headers=raw.headers,
         body=raw.body,
     )

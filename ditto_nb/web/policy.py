@@ -9,12 +9,14 @@ rules); name resolution and the pinned connection live in :mod:`ditto_nb.web.tra
 from __future__ import annotations
 
 import ipaddress
+import re
+from collections.abc import Iterable
 from typing import Annotated
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from ditto_nb.errors import InvalidURL, PolicyViolation
+from ditto_nb.errors import InvalidRequest, InvalidURL, PolicyViolation
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
@@ -24,6 +26,12 @@ METADATA_ADDRESSES: frozenset[IPAddress] = frozenset(
 )
 
 DEFAULT_MAX_BODY_BYTES = 5 * 1024 * 1024
+DEFAULT_DEADLINE_SECONDS = 60.0
+
+#: NAT64 well-known prefix (RFC 6052 §2.1): the last 32 bits are the IPv4 address.
+NAT64_PREFIX = ipaddress.ip_network("64:ff9b::/96")
+_IPV4_COMPATIBLE = ipaddress.ip_network("::/96")  # deprecated (RFC 4291 §2.5.5.1)
+_HOST_NAME = re.compile(r"[a-z0-9_](?:[a-z0-9_.-]*[a-z0-9_])?")
 
 
 def _split(url: str) -> tuple[str, str, int]:
@@ -75,21 +83,120 @@ def host_and_port(url: str) -> tuple[str, int]:
     return host, port
 
 
+def normalize_origin(value: object) -> str:
+    """Parse one allowed origin: ``https://host[:port]`` with an optional trailing ``/``.
+
+    Args:
+        value: the origin as written by the analyst (API, CLI ``--allowed-origin``, config).
+
+    Returns:
+        The normalized origin ``https://host:port`` (lower-case host, port always explicit).
+
+    Raises:
+        InvalidRequest: ``value`` is not an https origin: a path, query, fragment, userinfo,
+            wildcard, bad port, another scheme or a non-ASCII host (write IDNs in their
+            ``xn--`` form). The message names the value.
+    """
+    shown = repr(value)
+    expected = "an allowed origin is https://host[:port] (nothing after the host but an optional '/')"
+    if not isinstance(value, str) or not value or any(ch.isspace() or ord(ch) < 32 for ch in value):
+        raise InvalidRequest(f"not an origin: {shown}; {expected}")
+    text = value[:-1] if value.endswith("/") else value
+    try:
+        parts = urlsplit(text)
+        port = parts.port
+    except ValueError as exc:
+        raise InvalidRequest(f"not an origin: {shown} ({exc}); {expected}") from None
+    problem = None
+    if parts.scheme.lower() != "https":
+        problem = "only https origins may be allowed" if parts.scheme else "no scheme"
+    elif any(ch in text for ch in "?#@\\") or parts.path:
+        problem = "it has a path, query, fragment or userinfo"
+    elif not text.isascii():
+        problem = "the host is not ASCII (use its xn-- form)"
+    else:
+        host = (parts.hostname or "").lower()
+        bracketed = parts.netloc.startswith("[")
+        if bracketed:
+            try:
+                ipaddress.IPv6Address(host)
+            except ValueError:
+                problem = "the IPv6 host is malformed"
+        elif not _HOST_NAME.fullmatch(host.rstrip(".")):
+            problem = "the host is not a host name (no wildcards)"
+        if port == 0:
+            problem = "port 0"
+    if problem is not None:
+        raise InvalidRequest(f"not an origin: {shown} ({problem}); {expected}")
+    return origin_of(text)
+
+
+def normalize_origins(values: object) -> tuple[str, ...]:
+    """Parse a list of allowed origins (:func:`normalize_origin` each), dropping duplicates.
+
+    Args:
+        values: a string or an iterable of strings.
+
+    Returns:
+        The normalized origins, first occurrence order.
+
+    Raises:
+        InvalidRequest: not a list of strings, or one item is not an https origin.
+    """
+    if isinstance(values, str):
+        values = (values,)
+    if not isinstance(values, (list, tuple, set, frozenset)):
+        raise InvalidRequest(f"allowed_origins must be a list of https://host[:port] origins, not {values!r}")
+    items: Iterable[object] = sorted(values, key=str) if isinstance(values, (set, frozenset)) else values
+    return tuple(dict.fromkeys(normalize_origin(item) for item in items))
+
+
 def is_test_name(host: str) -> bool:
     """True when ``host`` is a name under the reserved ``.test`` TLD (RFC 6761 §6.2)."""
     host = host.lower().rstrip(".")
     return host.endswith(".test") and len(host) > len(".test")
 
 
+def embedded_ipv4(address: IPAddress) -> list[ipaddress.IPv4Address]:
+    """The IPv4 addresses an IPv6 address carries, or ``[]``.
+
+    Forms: IPv4-mapped ``::ffff:a.b.c.d`` (RFC 4291 §2.5.5.2), IPv4-compatible ``::a.b.c.d``
+    (RFC 4291 §2.5.5.1; not ``::`` or ``::1``), 6to4 ``2002:AABB:CCDD::/16`` (RFC 3056),
+    NAT64 ``64:ff9b::a.b.c.d`` (RFC 6052) and Teredo ``2001::/32`` (RFC 4380: server and
+    de-obfuscated client address).
+    """
+    if not isinstance(address, ipaddress.IPv6Address):
+        return []
+    found: list[ipaddress.IPv4Address] = []
+    if address.ipv4_mapped is not None:
+        found.append(address.ipv4_mapped)
+    if address.sixtofour is not None:
+        found.append(address.sixtofour)
+    if address.teredo is not None:
+        found.extend(address.teredo)
+    low32 = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+    if address in NAT64_PREFIX:
+        found.append(low32)
+    if address in _IPV4_COMPATIBLE and int(address) > 1:
+        found.append(low32)
+    return found
+
+
 def refused_reason(address: IPAddress) -> str | None:
     """Why ``address`` may never be connected to, or None when it is a public address.
 
     Refused: private, loopback, link-local, multicast, reserved, unspecified, any other
-    non-global range (``ipaddress`` ``is_global`` False) and cloud-metadata addresses.
-    IPv4-mapped IPv6 addresses are judged as their IPv4 address.
+    non-global range (``ipaddress`` ``is_global`` False) and cloud-metadata addresses. An IPv6
+    address that embeds IPv4 addresses (:func:`embedded_ipv4`) is refused when any of them is;
+    the reason then reads ``"<reason> (embedded IPv4 <address>)"``. IPv4-mapped addresses are
+    judged as their IPv4 address only.
     """
     if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
         address = address.ipv4_mapped
+    for inner in embedded_ipv4(address):
+        reason = refused_reason(inner)
+        if reason is not None:
+            return f"{reason} (embedded IPv4 {inner})"
     if address in METADATA_ADDRESSES:
         return "cloud-metadata"
     for label, flag in (
@@ -112,8 +219,12 @@ class NetworkPolicy(BaseModel):
 
     Attributes:
         allowed_origins: origins ``https://host:port`` that may be fetched (normalized on input;
-            ``https://a.org`` becomes ``https://a.org:443``). Only ``https`` origins are accepted.
+            ``https://a.org`` becomes ``https://a.org:443``). Only ``https://host[:port]`` (an
+            optional trailing ``/``) is accepted: a path, query, userinfo or wildcard is an error
+            (:func:`normalize_origin`).
         max_body_bytes: largest accepted body in bytes, counted after content-encoding decoding.
+        deadline_seconds: wall-clock seconds one page fetch or one search request may take in
+            all (connect, TLS, headers, body, redirects and retries); then it fails as ``timeout``.
         connect_timeout: seconds to wait for a TCP+TLS connection.
         read_timeout: seconds to wait for each read (and write) on the connection.
         max_redirects: redirects followed per fetch before :class:`RedirectLimit`.
@@ -128,6 +239,7 @@ class NetworkPolicy(BaseModel):
 
     allowed_origins: tuple[str, ...] = ()
     max_body_bytes: Annotated[int, Field(gt=0)] = DEFAULT_MAX_BODY_BYTES
+    deadline_seconds: Annotated[float, Field(gt=0)] = DEFAULT_DEADLINE_SECONDS
     connect_timeout: Annotated[float, Field(gt=0)] = 10.0
     read_timeout: Annotated[float, Field(gt=0)] = 30.0
     max_redirects: Annotated[int, Field(ge=0)] = 5
@@ -140,23 +252,10 @@ class NetworkPolicy(BaseModel):
     @field_validator("allowed_origins", mode="before")
     @classmethod
     def _normalize_origins(cls, value: object) -> tuple[str, ...]:
-        if isinstance(value, str):
-            value = (value,)
-        if not isinstance(value, (list, tuple, set, frozenset)):
-            raise ValueError("allowed_origins must be a list of https://host[:port] origins")
-        out: list[str] = []
-        for item in value:
-            if not isinstance(item, str):
-                raise ValueError(f"origin must be a string: {item!r}")
-            try:
-                origin = origin_of(item.rstrip("/"))
-            except InvalidURL as exc:
-                raise ValueError(str(exc)) from exc
-            if not origin.startswith("https://"):
-                raise ValueError(f"only https origins may be allowed: {item!r}")
-            if origin not in out:
-                out.append(origin)
-        return tuple(out)
+        try:
+            return normalize_origins(value)
+        except InvalidRequest as exc:
+            raise ValueError(str(exc)) from None
 
     @field_validator("resolve_overrides", mode="before")
     @classmethod
@@ -229,11 +328,16 @@ class NetworkPolicy(BaseModel):
 
 
 __all__ = [
+    "DEFAULT_DEADLINE_SECONDS",
     "DEFAULT_MAX_BODY_BYTES",
     "METADATA_ADDRESSES",
+    "NAT64_PREFIX",
     "NetworkPolicy",
+    "embedded_ipv4",
     "host_and_port",
     "is_test_name",
+    "normalize_origin",
+    "normalize_origins",
     "origin_of",
     "refused_reason",
 ]

@@ -107,6 +107,17 @@ def _dumps(namespace: str, key: str, value: Any) -> str:
         raise InvalidRequest(f"memory value for ({namespace!r}, {key!r}) is not JSON-serializable: {exc}") from exc
 
 
+def _loads(path: Path, namespace: str, key: str, text: Any) -> Any:
+    """Decode a stored value; a value that is not JSON is a damaged store (:class:`StorageError`)."""
+    try:
+        return json.loads(text)
+    except (TypeError, ValueError) as exc:
+        raise StorageError(
+            f"memory store {path}: the value under ({namespace!r}, {key!r}) is not JSON ({exc}); the file is damaged",
+            help="Restore the task directory from a backup, or start the task again in a new directory.",
+        ) from None
+
+
 def _now() -> str:
     return dt.datetime.now(dt.timezone.utc).isoformat(timespec="microseconds")
 
@@ -242,12 +253,12 @@ class SqliteMemoryStore:
         """Return the value under (namespace, key), or None when absent.
 
         Raises:
-            StorageError: a database error.
+            StorageError: a database error, or a stored value that is not JSON.
         """
 
         def work(db: sqlite3.Connection) -> Any | None:
             row = db.execute("SELECT value FROM memory WHERE namespace = ? AND key = ?", (namespace, key)).fetchone()
-            return None if row is None else json.loads(row[0])
+            return None if row is None else _loads(self.path, namespace, key, row[0])
 
         return await asyncio.to_thread(self._run, "get", work)
 
@@ -315,7 +326,7 @@ class SqliteMemoryStore:
         (code point order).
 
         Raises:
-            StorageError: a database error.
+            StorageError: a database error, or a stored value that is not JSON.
         """
 
         def work(db: sqlite3.Connection) -> list[tuple[str, Any]]:
@@ -323,7 +334,7 @@ class SqliteMemoryStore:
                 "SELECT key, value FROM memory WHERE namespace = ? AND substr(key, 1, ?) = ? ORDER BY key",
                 (namespace, len(prefix), prefix),
             ).fetchall()
-            return [(str(key), json.loads(value)) for key, value in rows]
+            return [(str(key), _loads(self.path, namespace, str(key), value)) for key, value in rows]
 
         return await asyncio.to_thread(self._run, "items", work)
 
@@ -356,7 +367,7 @@ class SqliteMemoryStore:
 
         def work(db: sqlite3.Connection) -> int:
             row = db.execute("SELECT value FROM memory WHERE namespace = ? AND key = ?", (namespace, key)).fetchone()
-            current = 0 if row is None else json.loads(row[0])
+            current = 0 if row is None else _loads(self.path, namespace, key, row[0])
             if not isinstance(current, int) or isinstance(current, bool):
                 raise InvalidRequest(f"memory ({namespace!r}, {key!r}) holds {current!r}, not an integer")
             new = current + amount

@@ -61,7 +61,8 @@ def test_page_needs_exactly_one_content_and_valid_charset() -> None:
 def test_paragraphs_render_escaped_html() -> None:
     page = SandboxPage(url="https://a.test/p", title="Fish & <Chips>", paragraphs=["1 < 2 & 3", "second"])
     html = page.render_html() or ""
-    assert "<h1>Fish &amp; &lt;Chips&gt;</h1>" in html
+    assert 'class="firstHeading">Fish &amp; &lt;Chips&gt;</h1>' in html
+    assert "<title>Fish &amp; &lt;Chips&gt; - Sandbox Wiki</title>" in html
     assert "<p>1 &lt; 2 &amp; 3</p>" in html and "<p>second</p>" in html
     assert page.content_type_header() == "text/html; charset=utf-8"
 

@@ -143,10 +143,20 @@ async def test_search_api_shape_and_bm25_ranking(demo_sandbox: SandboxWeb) -> No
     assert '<span class="searchmatch">Tyrrhenian</span>' in hits[0]["snippet"]
     assert set(hits[0]) >= {"ns", "title", "pageid", "size", "wordcount", "snippet", "timestamp"}
     assert "continue" not in reply
-    # A page holding the query terms ranks above one that holds only one common term.
-    ranked = [hit["title"] for hit in (await _api(demo_sandbox, srsearch="Seine river length kilometres"))["query"]["search"]]
-    assert ranked.index("Seine") < ranked.index("River Thames")
-    assert "Colosseum" not in ranked
+    # Terms are AND-ed (like MediaWiki): every hit holds every term; OR only when asked for.
+    ranked = [hit["title"] for hit in (await _api(demo_sandbox, srsearch="Seine river"))["query"]["search"]]
+    assert ranked and ranked[0].startswith("Seine") and "River Thames" not in ranked
+
+
+async def test_search_ands_terms_and_ors_only_when_asked(demo_sandbox: SandboxWeb) -> None:
+    both = await _api(demo_sandbox, srsearch="Tiber Thames")
+    assert both["query"]["searchinfo"]["totalhits"] == 0 and both["query"]["search"] == []
+    wordy = await _api(demo_sandbox, srsearch="Seine river length kilometres")
+    assert wordy["query"]["search"] == []
+    either = [h["title"] for h in (await _api(demo_sandbox, srsearch="Tiber OR Thames"))["query"]["search"]]
+    assert {"Tiber", "River Thames"} <= set(either)
+    titles = [h["title"] for h in (await _api(demo_sandbox, srsearch="Seine", srwhat="title"))["query"]["search"]]
+    assert titles and all("Seine" in t for t in titles) and "Paris" not in titles
 
 
 async def test_search_api_continuation_and_errors(demo_sandbox: SandboxWeb) -> None:
@@ -174,13 +184,13 @@ async def test_percent_encoded_titles_are_served(sandbox_factory: Factory) -> No
 async def test_generator_search_gives_page_urls(demo_sandbox: SandboxWeb) -> None:
     from urllib.parse import urlencode
 
-    query = {"action": "query", "generator": "search", "gsrsearch": "Colosseum amphitheatre Rome", "gsrlimit": "1",
+    query = {"action": "query", "generator": "search", "gsrsearch": "Seine river", "gsrlimit": "1",
              "prop": "info", "inprop": "url", "format": "json"}
     raw = await fetch(f"{demo_sandbox.api_url}?{urlencode(query)}", demo_sandbox.policy(), accept="application/json")
     reply = json.loads(raw.body)
     (page,) = reply["query"]["pages"].values()
-    assert page["title"] == "Colosseum" and page["index"] == 1
-    assert page["fullurl"] == demo_sandbox.url_for("https://wiki.test/wiki/Colosseum")
+    assert page["title"] == "Seine (Atlas of Rivers)" and page["index"] == 1
+    assert page["fullurl"] == demo_sandbox.url_for("https://atlas.test/rivers/seine")
     assert reply["continue"]["gsroffset"] == 1
 
 

@@ -5,7 +5,9 @@ Each file is written to a temporary file in ``output/`` and moved into place wit
 present ``report.json`` means the publication completed. Publishing the same report again is a
 no-op; a different report → :class:`~ditto_nb.errors.PublishFailed` (published outputs are
 immutable). An unwritable folder → ``PublishFailed`` with ``retryable=True``; the report stays in
-Memory, so a later run publishes it.
+Memory, so a later run publishes it. A task directory (or its Memory file) that vanished while
+the task ran → ``PublishFailed`` and nothing is written: a report is never published without the
+Memory and snapshots behind it, and the folder is never recreated holding only ``output/``.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ditto_nb.errors import PublishFailed
+from ditto_nb.workers.memory import MEMORY_FILE_NAME
 
 REPORT_JSON = "report.json"
 REPORT_MD = "report.md"
@@ -58,6 +61,19 @@ def _read(path: Path) -> str | None:
         return None
 
 
+def _check_task_state(task_dir: Path) -> None:
+    if not task_dir.is_dir():
+        raise PublishFailed(
+            f"task directory {task_dir} vanished while the task ran; nothing was published",
+            help="Run the task again: it starts afresh in that folder.",
+        )
+    if not (task_dir / MEMORY_FILE_NAME).is_file():
+        raise PublishFailed(
+            f"the task's Memory ({task_dir / MEMORY_FILE_NAME}) vanished while the task ran; nothing was published",
+            help="Run the task again in a new folder (or remove this one): its state is lost.",
+        )
+
+
 def publish_report(directory: str | os.PathLike[str], report: Mapping[str, Any], markdown: str) -> dict[str, Any]:
     """Write the report files once (idempotent for the same content).
 
@@ -71,10 +87,14 @@ def publish_report(directory: str | os.PathLike[str], report: Mapping[str, Any],
         when the identical report was already there.
 
     Raises:
-        PublishFailed: a different report is already published (not retryable), or the folder
-            or files could not be written (``retryable=True``).
+        PublishFailed: the task directory or its Memory file (``memory.sqlite3``) is gone (not
+            retryable: the task's state is lost; nothing is written), a different report is
+            already published (not retryable), or the folder or files could not be written
+            (``retryable=True``).
     """
-    out = Path(directory) / "output"
+    task_dir = Path(directory)
+    _check_task_state(task_dir)
+    out = task_dir / "output"
     json_path, md_path = out / REPORT_JSON, out / REPORT_MD
     json_text = report_json_text(report)
     result = {"published": False, "json_path": str(json_path), "markdown_path": str(md_path)}
@@ -90,7 +110,7 @@ def publish_report(directory: str | os.PathLike[str], report: Mapping[str, Any],
     if existing_json == json_text and existing_md == markdown:
         return result
     try:
-        out.mkdir(parents=True, exist_ok=True)
+        out.mkdir(exist_ok=True)  # never parents: a vanished task directory is not recreated
         if existing_md != markdown:
             _write_atomic(md_path, markdown)
         if existing_json != json_text:

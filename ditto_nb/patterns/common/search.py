@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import SecretStr
 
 from ditto_nb.web.config import SearchConfig, create_search_provider, search_config
-from ditto_nb.web.policy import NetworkPolicy, origin_of
+from ditto_nb.web.policy import NetworkPolicy, normalize_origins, origin_of
 from ditto_nb.web.search.base import WebSearchProvider
 
 
@@ -57,11 +57,14 @@ class SearchSetup:
 
         Returns:
             Normalized origins (``https://host:port``).
+
+        Raises:
+            InvalidRequest: an origin (of the request or the grant) is not ``https://host[:port]``.
         """
-        wanted = NetworkPolicy(allowed_origins=tuple(allowed_origins)).allowed_origins
+        wanted = normalize_origins(tuple(allowed_origins))
         if self.permitted_origins is None:
             return wanted
-        granted = set(NetworkPolicy(allowed_origins=self.permitted_origins).allowed_origins)
+        granted = set(normalize_origins(self.permitted_origins))
         return tuple(origin for origin in wanted if origin in granted)
 
     def page_policy(self, allowed_origins: tuple[str, ...] | list[str]) -> NetworkPolicy:

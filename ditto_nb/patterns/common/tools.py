@@ -2,8 +2,13 @@
 
 :func:`build_task_tools` returns ``{name: async tool}`` for one task:
 
-- ``web_search(query, limit)`` → ``{"ok", "query", "hits": [...], "failure"?, "error"?}``; hits are
-  discovery metadata only (``discovery_only=True``), never evidence.
+- ``web_search(query, limit, fallbacks=(), title=None)`` → ``{"ok", "query", "used", "tried",
+  "hits": [...], "failure"?, "error"?}``; hits are discovery metadata only
+  (``discovery_only=True``), never evidence. ``fallbacks`` are relaxed forms of the query tried in
+  order while a form returns no hit (a wiki's search ANDs the words, see
+  :mod:`ditto_nb.patterns.common.retrieval`); ``used`` is the form whose hits are returned.
+  ``title``: when the provider offers title search (``search_titles``), pages whose title
+  matches it come first (a provider error there is ignored: title search is an extra).
 - ``page_read(url)`` → ``read_page`` under the task's NetworkPolicy, snapshot stored; returns
   ``{"ok": True, "url", "final_url", "origin", "title", "fetched_at", "sha256", "status",
   "paragraphs"}`` or a per-source failure ``{"ok": False, "url", "failure", "error"}``.
@@ -22,7 +27,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ditto_nb.errors import InvalidURL, PermissionRevoked, PolicyViolation, RedirectLimit, SearchProviderError
+from ditto_nb.errors import InvalidRequest, InvalidURL, PermissionRevoked, PolicyViolation, RedirectLimit, SearchProviderError
 from ditto_nb.evidence import Chunk, chunks_from_page, verify_quote
 from ditto_nb.patterns.common.publish import publish_report
 from ditto_nb.patterns.common.search import SearchSetup
@@ -107,14 +112,32 @@ def build_task_tools(
     allowed = set(policy.allowed_origins)
     holder: dict[str, Any] = {"provider": provider}
 
-    async def web_search(query: str, limit: int) -> dict[str, Any]:
+    async def web_search(query: str, limit: int, fallbacks: Sequence[str] = (), title: str | None = None) -> dict[str, Any]:
         if holder["provider"] is None:
             holder["provider"] = search.build_provider()
-        try:
-            hits = await holder["provider"].search(query, limit)
-        except SearchProviderError as exc:
-            return {"ok": False, "query": query, "hits": [], "failure": "search-provider", "error": str(exc)}
-        return {"ok": True, "query": query, "hits": [_dump(hit) for hit in hits][:limit]}
+        found: list[dict[str, Any]] = []
+        finder = getattr(holder["provider"], "search_titles", None)
+        if title and finder is not None:
+            try:
+                found = [_dump(hit) for hit in await finder(title, min(limit, 3))]
+            except (SearchProviderError, InvalidRequest):
+                found = []
+        tried: list[str] = []
+        hits: list[Any] = []
+        for form in [query, *fallbacks]:
+            tried.append(form)
+            try:
+                hits = await holder["provider"].search(form, limit)
+            except SearchProviderError as exc:
+                if len(tried) == 1:
+                    return {"ok": False, "query": query, "used": form, "tried": tried, "hits": [],
+                            "failure": "search-provider", "error": str(exc)}
+                break
+            if hits:
+                break
+        urls = {hit["url"] for hit in found}
+        merged = found + [h for h in (_dump(hit) for hit in hits) if h["url"] not in urls]
+        return {"ok": True, "query": query, "used": tried[-1], "tried": tried, "hits": merged[:limit]}
 
     async def page_read(url: str) -> dict[str, Any]:
         try:

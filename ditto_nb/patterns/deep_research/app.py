@@ -78,12 +78,22 @@ def create_task(
     marker = task_dir / TASK_FILE
     payload = {"pattern": PATTERN, "request": parsed.model_dump(mode="json")}
     if marker.exists():
-        existing = json.loads(marker.read_text(encoding="utf-8"))
+        existing = _load_marker(marker)
         if existing.get("request") != payload["request"]:
             raise RequestChanged(f"{task_dir} already holds a different research request; use a new directory")
         return parsed
     marker.write_text(json.dumps(payload, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     return parsed
+
+
+def _load_marker(marker: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(marker.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"cannot read {marker}: {exc}", help=f"Repair or remove {marker}, or use a new directory.") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{marker} is not a JSON object", help=f"Repair or remove {marker}, or use a new directory.")
+    return data
 
 
 def read_task(directory: str | os.PathLike[str]) -> ResearchRequest | None:
@@ -94,14 +104,18 @@ def read_task(directory: str | os.PathLike[str]) -> ResearchRequest | None:
 
     Returns:
         The request from ``task.json`` when its pattern is ``deep_research``.
+
+    Raises:
+        ConfigError: ``task.json`` is unreadable or not a JSON object.
+        InvalidRequest: the stored request is not a valid research request.
     """
     marker = Path(directory) / TASK_FILE
     if not marker.exists():
         return None
-    data = json.loads(marker.read_text(encoding="utf-8"))
+    data = _load_marker(marker)
     if data.get("pattern") != PATTERN:
         return None
-    return parse_request(data["request"])
+    return parse_request(data.get("request"))  # type: ignore[arg-type]
 
 
 async def open_research(
@@ -227,7 +241,7 @@ def remember_model(directory: str | os.PathLike[str], model: ModelChoice) -> Non
         model: the model choice.
     """
     marker = Path(directory) / TASK_FILE
-    data = json.loads(marker.read_text(encoding="utf-8"))
+    data = _load_marker(marker)
     data["model"] = model.model_dump()
     marker.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
 

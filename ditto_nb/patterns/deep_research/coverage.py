@@ -113,7 +113,7 @@ def stop_after_round(
     request: ResearchRequest,
     round_number: int,
     coverage: Sequence[Mapping[str, Any]],
-    new_evidence: int,
+    empty_rounds: int,
     queries: Sequence[str],
     used: Mapping[str, int],
     elapsed_seconds: float,
@@ -121,13 +121,13 @@ def stop_after_round(
     """The stop reason after a round's assessment, or None to run another round.
 
     Order: coverage-complete, round-budget, deadline / model / search / page budgets,
-    no-progress (no new evidence this round, or no new query to run).
+    no-progress (two consecutive rounds without new evidence, or no new query to run).
 
     Args:
         request: the request.
         round_number: the 1-based round just assessed.
         coverage: its coverage rows.
-        new_evidence: distinct chunks this round added.
+        empty_rounds: consecutive rounds (this one included) that added no new evidence.
         queries: the next round's queries.
         used: budget counters.
         elapsed_seconds: seconds since the persisted start time.
@@ -142,7 +142,7 @@ def stop_after_round(
     blocker = research_blocker(request, used, elapsed_seconds)
     if blocker is not None:
         return blocker
-    if new_evidence == 0 or not queries:
+    if empty_rounds >= 2 or not queries:
         return "no-progress"
     return None
 

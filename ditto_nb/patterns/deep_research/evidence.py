@@ -13,6 +13,7 @@ from typing import Any
 
 from ditto_nb.evidence.chunks import chunks_from_page
 from ditto_nb.evidence.rank import bm25_rank
+from ditto_nb.patterns.common.retrieval import question_entities, title_key
 
 EVIDENCE_CHAR_CAP = 48_000
 """Maximum serialized characters (compact JSON) of the accumulated evidence (SPEC §4)."""
@@ -81,18 +82,40 @@ def accumulate(
     return out, omitted, added
 
 
+def entity_pages(evidence: Sequence[Mapping[str, Any]], text: str) -> list[str]:
+    """Ids of the evidence from pages whose title matches an entity ``text`` names.
+
+    Titles match on :func:`~ditto_nb.patterns.common.retrieval.title_key` (case, spacing and a
+    parenthetical qualifier such as ``(film)`` ignored); entities are
+    :func:`~ditto_nb.patterns.common.retrieval.question_entities` of ``text``.
+
+    Args:
+        evidence: evidence items (``id``, ``title``).
+        text: a sub-question (or the topic).
+
+    Returns:
+        Matching ids in accumulation order (``[]`` when ``text`` names no entity with a page).
+    """
+    keys = {title_key(e) for e in question_entities(text)}
+    return [str(item["id"]) for item in evidence if keys and title_key(str(item.get("title", ""))) in keys]
+
+
 def rank(evidence: Sequence[Mapping[str, Any]], texts: Iterable[str]) -> list[dict[str, Any]]:
-    """Order evidence by BM25 against ``texts`` (:func:`ditto_nb.evidence.bm25_rank`, the one
-    ranking of the kit; ties keep accumulation order).
+    """Order evidence: pages whose title is an entity named by ``texts`` first, then by BM25
+    against ``texts`` (:func:`ditto_nb.evidence.bm25_rank`, the one ranking of the kit; ties keep
+    accumulation order).
 
     Args:
         evidence: evidence items.
         texts: the topic, sub-questions and queries.
 
     Returns:
-        The items, best first.
+        The items, entity pages first, then best first.
     """
+    texts = list(texts)
+    own = {eid for text in texts for eid in entity_pages(evidence, text)}
     ranked = bm25_rank(" ".join(texts), [f"{item['text']} {item.get('title', '')}" for item in evidence])
+    ranked.sort(key=lambda r: str(evidence[r.index]["id"]) not in own)  # stable: BM25 order within each group
     return [dict(evidence[r.index]) for r in ranked]
 
 
@@ -123,7 +146,9 @@ def select_for_report(
     texts: Iterable[str],
     limit: int = MAX_CITED_CHUNKS,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """Pick the chunks the report may cite: assessed evidence first, then by relevance.
+    """Pick the chunks the report may cite, in priority order: per sub-question (round-robin),
+    evidence from the page whose title is the entity it names, then the assessed evidence; then
+    the rest by relevance (:func:`rank`).
 
     Args:
         evidence: the accumulated evidence.
@@ -132,13 +157,15 @@ def select_for_report(
         limit: at most this many chunks (eight by SPEC §4).
 
     Returns:
-        ``(selected, left_out)``: ``left_out`` items are ``{"id", "chunk_id", "final_url",
+        ``(selected, left_out)``: ``selected`` in priority order; ``left_out`` items are ``{"id", "chunk_id", "final_url",
         "reason": "chunk-cap"}`` for every evidence item not selected.
     """
     by_id = {str(item["id"]): item for item in evidence}
     ordered: list[str] = []
     # Round-robin over sub-questions so every covered or conflicting one keeps its evidence.
-    lists = [[str(e) for e in row.get("evidence_ids", []) if str(e) in by_id] for row in coverage]
+    lists = [list(dict.fromkeys([*entity_pages(evidence, str(row.get("question", ""))),
+                                 *(str(e) for e in row.get("evidence_ids", []) if str(e) in by_id)]))
+             for row in coverage]
     depth = max((len(ids) for ids in lists), default=0)
     for level in range(depth):
         for ids in lists:
@@ -148,7 +175,7 @@ def select_for_report(
         if str(item["id"]) not in ordered:
             ordered.append(str(item["id"]))
     chosen = set(ordered[:limit])
-    selected = [dict(item) for item in evidence if str(item["id"]) in chosen]
+    selected = [dict(by_id[eid]) for eid in ordered[:limit]]
     left_out = [
         {"id": item["id"], "chunk_id": item["chunk_id"], "final_url": item["final_url"], "reason": "chunk-cap"}
         for item in evidence
@@ -162,6 +189,7 @@ __all__ = [
     "MAX_CITED_CHUNKS",
     "PROMPT_EVIDENCE_CHARS",
     "accumulate",
+    "entity_pages",
     "prompt_view",
     "rank",
     "select_for_report",

@@ -19,6 +19,8 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from pydantic import BaseModel
+
 from ditto_nb.errors import ReadFailed, SearchFailed
 from ditto_nb.patterns.common import add_ledgered_call, run_step
 from ditto_nb.patterns.common.failures import check_partial
@@ -30,22 +32,17 @@ from ditto_nb.patterns.deep_research.coverage import (
     stop_after_round,
 )
 from ditto_nb.patterns.deep_research.evidence import accumulate, prompt_view, rank
+from ditto_nb.patterns.deep_research.queries import first_round, reformulate, specs
 from ditto_nb.patterns.deep_research.report import render_markdown
 from ditto_nb.patterns.deep_research.request import SYNTHESIS_RESERVE, ResearchRequest, parse_request
+from ditto_nb.patterns.deep_research.run_state import Plan, ResearchState, after_pending, model_call, run_graph
 from ditto_nb.patterns.deep_research.stage_models import stage_row
 from ditto_nb.patterns.deep_research.stages import REPORT_KEY, resume_graph, task_scope
+from ditto_nb.patterns.deep_research.synthesis import synthesize
 from ditto_nb.patterns.deep_research.tools import TOOL_PUBLISH, TOOL_READ, TOOL_SEARCH, TOOL_SNAPSHOTS
 from ditto_nb.runtime.capabilities import INTERACTION_ACT_TOOL
 from ditto_nb.runtime.graph import graph
 from ditto_nb.web.policy import origin_of
-from ditto_nb.patterns.deep_research.run_state import (
-    Plan,
-    ResearchState,
-    after_pending,
-    model_call,
-    run_graph,
-)
-from ditto_nb.patterns.deep_research.synthesis import synthesize
 
 
 def _normalize_plan(request: ResearchRequest, raw: dict[str, Any]) -> dict[str, Any]:
@@ -69,23 +66,28 @@ def _read_key(round_number: int, url: str) -> str:
     return f"read:r{round_number}:{hashlib.sha256(url.encode('utf-8')).hexdigest()[:12]}"
 
 
-def _search_round(st: ResearchState, r: int, queries: list[str], failures: list[dict[str, Any]]) -> Plan:
-    """Run the round's searches; returns ``{"results": [...]}`` in query order."""
+def _search_round(st: ResearchState, r: int, queries: list[dict[str, Any]], failures: list[dict[str, Any]]) -> Plan:
+    """Run the round's searches (specs ``{"text", "fallbacks", "entity"}``: the ``web_search``
+    tool tries the relaxation ladder on zero hits, and title search for the entity); returns
+    ``{"results": [...]}`` in query order."""
     request = st.request
     results: list[dict[str, Any] | None] = []
     g = graph(f"search:r{r}")
     after = after_pending(st)
     scheduled: dict[int, str] = {}
-    for i, query in enumerate(queries, start=1):
+    for i, spec in enumerate(queries, start=1):
         key = f"search:r{r}:q{i}"
-        done = st.done(key, "search", query)
+        done = st.done(key, "search", spec["text"])
         results.append(done)
         if done is None and st.ledger.can_charge("search"):
             st.ledger.charge("search")
-            add_ledgered_call(g, task_scope(request), key=key, kind="search", name=query,
-                              capability=INTERACTION_ACT_TOOL,
-                              input={"tool": TOOL_SEARCH, "args": {"query": query, "limit": request.max_pages}},
-                              after=after)
+            args: dict[str, Any] = {"query": spec["text"], "limit": request.max_pages}
+            if spec.get("fallbacks"):
+                args["fallbacks"] = list(spec["fallbacks"])
+            if spec.get("entity"):
+                args["title"] = spec["entity"]
+            add_ledgered_call(g, task_scope(request), key=key, kind="search", name=spec["text"],
+                              capability=INTERACTION_ACT_TOOL, input={"tool": TOOL_SEARCH, "args": args}, after=after)
             scheduled[i - 1] = key
     if scheduled:
         out = yield from run_graph(st, g, "search", r)
@@ -185,7 +187,10 @@ def run_research_loop(inp: dict[str, Any]) -> Plan:
     coverage = [{"index": i, "question": q, "status": "gap", "evidence_ids": [], "gap": "not researched yet",
                  "next_queries": []} for i, q in enumerate(plan["sub_questions"], start=1)]
     stop_reason: str | None = None if plan["clear"] else "clarification"
-    queries = plan["queries"]
+    subs = list(plan["sub_questions"])
+    queries = first_round(request.question, subs, plan["queries"], request.max_queries)
+    tried: list[str] = []
+    empty = 0  # consecutive rounds without new evidence
     r = 0
     while stop_reason is None:
         r += 1
@@ -194,12 +199,13 @@ def run_research_loop(inp: dict[str, Any]) -> Plan:
             stop_reason = research_blocker(request, st.used, st.elapsed())
             if stop_reason is not None:
                 break
-            frozen = {"queries": queries}
+            frozen = {"queries": [q["text"] for q in queries], "search": queries}
             st.pending.append((f"round/{r}/plan", frozen))
         st.worked = False
-        queries = list(frozen["queries"])
-        asked += queries
+        queries = list(frozen.get("search") or specs(frozen["queries"], request.question, subs))
+        asked += list(frozen["queries"])
         searched = yield from _search_round(st, r, queries, failures)
+        tried += [*asked, *(form for res in searched["results"] for form in res.get("tried", []))]
         reads = st.rows.get(f"round/{r}/reads")
         if reads is None:
             reads = {"urls": _candidates(st, r, searched["results"], seen_urls, omitted_urls)}
@@ -209,46 +215,57 @@ def run_research_loop(inp: dict[str, Any]) -> Plan:
         seen_urls.update(str(p.get("final_url", "")) for p in pages)
         evidence, left_out, added = accumulate(evidence, pages, r)
         omitted += left_out
+        empty = 0 if added else empty + 1
         key = f"model:assess:r{r}"
         if added == 0 and st.done(key, "model", "assess") is None:
-            # Nothing new to assess: the coverage cannot change, so no model call is spent on it.
-            stop_reason = "no-progress"
+            # Nothing new to assess (no model call spent): reformulate by code; stop only after two
+            # consecutive empty rounds or when no new query can be formed.
+            queries = reformulate(request.question, subs, tried, request.max_queries) if empty < 2 else []
+            stop_reason = "no-progress" if not queries else ("round-budget" if r >= request.max_rounds else None)
             record = stage_row("round", {"round": r, "queries": list(frozen["queries"]), "reads": reads["urls"],
                                          "new_evidence": 0, "coverage": coverage, "assessed": False,
-                                         "next_queries": [], "stop_reason": stop_reason})
+                                         "next_queries": [q["text"] for q in queries], "stop_reason": stop_reason})
             rounds.append(record)
             st.pending.append((f"stage/round/{r}", record))
-            break
+            if stop_reason is None and stop_after == "round" and st.worked:
+                return (yield from _checkpoint(st, "round", r))
+            continue
         if st.done(key, "model", "assess") is None and st.used["model"] + 1 + SYNTHESIS_RESERVE > request.max_model_calls:
             stop_reason = "model-budget"
-            rounds.append(stage_row("round", {"round": r, "queries": queries, "reads": reads["urls"],
+            rounds.append(stage_row("round", {"round": r, "queries": list(frozen["queries"]), "reads": reads["urls"],
                                               "new_evidence": added, "coverage": coverage, "assessed": False,
                                               "stop_reason": stop_reason}))
             break
-        shown = prompt_view(rank(evidence, [request.question, *plan["sub_questions"], *queries]))
-        raw = yield from model_call(st, key, "assess",
-                                prompts.assess_messages(request, plan["sub_questions"], shown, asked),
+        shown = prompt_view(rank(evidence, [request.question, *subs, *frozen["queries"]]))
+        raw = yield from model_call(st, key, "assess", prompts.assess_messages(request, subs, shown, asked),
                                 prompts.AssessOutput, model, r)
-        coverage = normalize_coverage(raw["items"], plan["sub_questions"], evidence, request.cross_check)
-        queries = next_queries(coverage, asked, request.max_queries)
+        coverage = normalize_coverage(raw["items"], subs, evidence, request.cross_check)
+        proposed = next_queries(coverage, asked, request.max_queries)
+        queries = (specs(proposed, request.question, subs) if proposed
+                   else reformulate(request.question, subs, tried, request.max_queries))
         # The stop decision is recorded with the round and replayed as recorded: re-deciding it on
         # resume would read the counters and clock of a later round (issue 14, item 2).
         recorded = st.rows.get(f"stage/round/{r}")
         if isinstance(recorded, dict) and "stop_reason" in recorded:
             stop_reason = recorded["stop_reason"]
         else:
-            stop_reason = stop_after_round(request, r, coverage, added, queries, st.used, st.elapsed())
+            stop_reason = stop_after_round(request, r, coverage, empty, [q["text"] for q in queries], st.used,
+                                           st.elapsed())
         record = stage_row("round", {"round": r, "queries": list(frozen["queries"]), "reads": reads["urls"],
                                      "new_evidence": added, "coverage": coverage, "assessed": True,
-                                     "next_queries": queries, "stop_reason": stop_reason})
+                                     "next_queries": [q["text"] for q in queries], "stop_reason": stop_reason})
         rounds.append(record)
         st.pending.append((f"stage/round/{r}", record))
         if stop_after == "round" and st.worked:
             return (yield from _checkpoint(st, "round", r))
 
     st.pending.append(("stage/evidence", stage_row("evidence", {"items": evidence, "omitted": omitted})))
-    report = yield from synthesize(st, model, plan, evidence, coverage, rounds, omitted, omitted_urls,
-                                    failures, stop_reason or "no-progress")
+
+    def ask(key: str, purpose: str, messages: list[dict[str, str]], schema: type[BaseModel]) -> Plan:
+        return (yield from model_call(st, key, purpose, messages, schema, model))
+
+    report = yield from synthesize(ask, request, plan, evidence, coverage, rounds, omitted, omitted_urls,
+                                   failures, stop_reason or "no-progress", st.budgets, lambda: st.now)
     st.pending.append((REPORT_KEY, report))
     if stop_after == "report":
         return (yield from _checkpoint(st, "report", len(rounds)))

@@ -87,11 +87,26 @@ class DraftOutput(BaseModel):
     unknowns: list[str] = Field(default_factory=list, description="what the evidence does not answer")
 
 
-class ReviewOutput(BaseModel):
-    """The independent review of a draft (model output)."""
+NOT_STATED = "not stated"
+"""The review verdict "the quote does not state this": code drops (withholds) the finding."""
+
+
+class Verdict(BaseModel):
+    """The review's verdict on one finding (model output)."""
 
     model_config = _COMPACT
 
+    n: int = Field(description="finding number")
+    verdict: Literal["supported", "not stated"] = Field(description="not stated: the quote does not state this")
+    reason: str = Field(default="", description="a few words")
+
+
+class ReviewOutput(BaseModel):
+    """The independent review of a draft (model output): one verdict per finding, then overall."""
+
+    model_config = _COMPACT
+
+    verdicts: list[Verdict] = Field(default_factory=list, description="one per finding")
     ok: bool = Field(description="true if every finding is supported by its quote and gaps are stated")
     problems: list[str] = Field(default_factory=list, description="problems found, empty when ok")
 
@@ -120,8 +135,12 @@ def _evidence_block(chunks: list[dict[str, Any]]) -> str:
     return "\n".join(f"[{c['id']}] ({c['origin']}) {shown_text(str(c['text']))}" for c in chunks) or "(no evidence)"
 
 
-def _questions(sub_questions: list[str]) -> str:
-    return "\n".join(f"{i}. {q}" for i, q in enumerate(sub_questions, start=1))
+def _questions(sub_questions: list[str], pages: dict[int, list[str]] | None = None) -> str:
+    rows = []
+    for i, q in enumerate(sub_questions, start=1):
+        own = (pages or {}).get(i, [])
+        rows.append(f"{i}. {q}" + (f" (its own page: {', '.join(own[:3])})" if own else ""))
+    return "\n".join(rows)
 
 
 def plan_messages(request: ResearchRequest) -> list[Message]:
@@ -168,33 +187,37 @@ def assess_messages(
 
 
 def report_messages(
-    request: ResearchRequest, sub_questions: list[str], chunks: list[dict[str, Any]], gaps: list[str]
+    request: ResearchRequest, sub_questions: list[str], chunks: list[dict[str, Any]], gaps: list[str],
+    pages: dict[int, list[str]] | None = None,
 ) -> list[Message]:
     """Messages of the ``report`` call.
 
     Args:
         request: the validated request.
         sub_questions: the planned sub-questions.
-        chunks: the selected chunks (at most eight).
+        chunks: the selected chunks (at most eight), in priority order.
         gaps: open gaps from the last assessment.
+        pages: sub-question number → ids of evidence from the page of the entity it names
+            (shown next to the sub-question: the page to quote first).
 
     Returns:
         Chat messages (system first).
     """
     body = (
         "Write at most 3 findings from the evidence only. Each finding: a short statement, the id of ONE "
-        "evidence item, and one sentence copied word for word from it as quote. If sources disagree, one "
-        "finding per source. List what stays unknown. JSON only."
+        "evidence item, and one sentence copied word for word from it as quote; the quote must state the "
+        "finding, its names and numbers. If sources disagree, one finding per source. List what stays "
+        "unknown. JSON only."
     )
     user = (
-        f"Topic: {request.question}\nSub-questions:\n{_questions(sub_questions)}\n"
+        f"Topic: {request.question}\nSub-questions:\n{_questions(sub_questions, pages)}\n"
         f"Known gaps: {json.dumps(gaps)}\nEvidence:\n{_evidence_block(chunks)}"
     )
     return [_system("report", body), {"role": "user", "content": user}]
 
 
 def _findings(draft: dict[str, Any]) -> str:
-    rows = [f"{n}. {c.get('statement', '')} | quote: \"{c.get('quote', '')}\""
+    rows = [f"{n}. Statement: {c.get('statement', '')}\n   Quote: \"{c.get('quote', '')}\""
             for n, c in enumerate(draft.get("conclusions", []), start=1)]
     return "\n".join(rows) or "(no findings)"
 
@@ -202,8 +225,10 @@ def _findings(draft: dict[str, Any]) -> str:
 def review_messages(draft: dict[str, Any], coverage: list[dict[str, Any]], gaps: list[str]) -> list[Message]:
     """Messages of the independent ``review`` call.
 
-    The reviewer sees each finding with its (already verified) quote, the summary, the coverage
-    per sub-question and the open gaps — not the drafting prompt.
+    The reviewer sees each finding's statement and its (already verified) quote side by side and
+    gives one verdict per finding with a reason (``supported`` or :data:`NOT_STATED`, which code
+    enforces by withholding the finding); then the summary, the coverage per sub-question and the
+    open gaps — not the drafting prompt.
 
     Args:
         draft: the draft to review (``summary``, ``conclusions`` with verified quotes, ``unknowns``).
@@ -214,8 +239,9 @@ def review_messages(draft: dict[str, Any], coverage: list[dict[str, Any]], gaps:
         Chat messages (system first).
     """
     body = (
-        "Review a research report. ok=true when each finding says nothing beyond its quote and the "
-        "summary does not hide the gaps. Otherwise ok=false and list the problems. JSON only."
+        "Review a research report. For each finding: verdict supported if its quote states it (same "
+        "person or thing, same names and numbers), else \"not stated\", with a short reason. ok=true when "
+        "the summary does not hide the gaps. Otherwise ok=false and list the problems. JSON only."
     )
     covered = "\n".join(f"{row['index']}. {row['question']} - {row['status']}" for row in coverage) or "(none)"
     user = (
@@ -254,7 +280,7 @@ MAX_TOKENS: dict[str, int] = {
     "research-plan": 200,
     "assess": 300,
     "report": 450,
-    "review": 150,
+    "review": 260,
     "repair": 450,
 }
 """Completion token limit per purpose (tokens): small outputs keep small local models fast."""
@@ -270,6 +296,7 @@ OUTPUT_SCHEMAS: dict[str, type[BaseModel]] = {
 
 __all__ = [
     "MAX_TOKENS",
+    "NOT_STATED",
     "OUTPUT_SCHEMAS",
     "AssessOutput",
     "Assessment",
@@ -277,6 +304,7 @@ __all__ = [
     "DraftOutput",
     "PlanOutput",
     "ReviewOutput",
+    "Verdict",
     "SHOWN_CHUNK_CHARS",
     "assess_messages",
     "plan_messages",

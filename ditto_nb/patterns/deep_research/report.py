@@ -43,7 +43,11 @@ class ResearchReport(BaseModel):
             "origin", "final_url", "quote"}]}``.
         omitted: evidence left out (``reason`` ``evidence-cap`` or ``chunk-cap``).
         omitted_urls: candidate URLs not read (``reason`` ``page-budget`` or ``max-pages``).
-        budgets: ``{name: {"used", "limit"}}``.
+        withheld: findings not published because their quote does not support them (code-side
+            support check or the review's "not stated" verdict, after the one repair):
+            ``{"index", "statement", "quote", "evidence_id", "title", "reasons"}``.
+        budgets: ``{name: {"used", "limit", "unused"}}`` (``unused`` = limit − used: the budget
+            left when research stopped).
         review: ``{"ok", "problems", "repaired", "model_checked", "dropped"?}``; ``dropped``
             lists findings whose quote did not verify and were left out.
     """
@@ -62,6 +66,7 @@ class ResearchReport(BaseModel):
     clarification_questions: list[str] = Field(default_factory=list)
     summary: str
     conclusions: list[CitedConclusion] = Field(default_factory=list)
+    withheld: list[dict[str, Any]] = Field(default_factory=list)
     conflicts: list[dict[str, Any]] = Field(default_factory=list)
     unknowns: list[str] = Field(default_factory=list)
     coverage: list[dict[str, Any]] = Field(default_factory=list)
@@ -183,6 +188,10 @@ def render_markdown(report: Mapping[str, Any]) -> str:
     dropped = (report.get("review") or {}).get("dropped") or []
     if dropped:
         lines += ["## Findings dropped (quote not verified)", ""] + [f"- {d}" for d in dropped] + [""]
+    if report.get("withheld"):
+        lines += ["## Withheld (not supported by their quotes)", ""]
+        lines += [f"- {w['statement']} [{w['evidence_id']}] — {'; '.join(w['reasons'])}" for w in report["withheld"]]
+        lines.append("")
     if report.get("unknowns"):
         lines += ["## Unknowns and remaining gaps", ""] + [f"- {u}" for u in report["unknowns"]] + [""]
     if report.get("omitted") or report.get("omitted_urls"):
@@ -193,7 +202,9 @@ def render_markdown(report: Mapping[str, Any]) -> str:
     if report.get("failures"):
         lines += ["## Failures", ""] + [f"- {f.get('source')}: {f.get('error')}" for f in report["failures"]] + [""]
     if report.get("budgets"):
-        lines += ["## Budgets", ""] + [f"- {k}: {v['used']} / {v['limit']}" for k, v in report["budgets"].items()]
+        lines += ["## Budgets", ""] + [f"- {k}: {v['used']} / {v['limit']}"
+                                       + (f" ({v['unused']} unused)" if v.get("unused") else "")
+                                       for k, v in report["budgets"].items()]
         lines.append("")
     return "\n".join(lines).rstrip("\n") + "\n"
 

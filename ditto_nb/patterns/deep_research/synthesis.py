@@ -1,18 +1,33 @@
-"""Research synthesis: report, independent review, at most one repair (no I/O).
+"""Synthesis: report draft → code-side checks → independent review → at most one repair.
 
-Findings are atomic (one statement, one quote), so unverifiable ones are dropped and disclosed
-when another verifies; only a draft with no verifiable finding (or a failed review) gets the
-single repair. Quotes are checked by THE rule of :mod:`ditto_nb.evidence.quotes`.
+Order of the checks on every draft (the first and the repaired one):
+
+1. **Quotes** (:func:`~ditto_nb.patterns.deep_research.report.check_draft`): exact substrings of a
+   selected chunk; findings whose quote does not verify are dropped and disclosed.
+2. **Support** (:func:`ditto_nb.evidence.support.check_support`, the same check Web QA uses):
+   every number, date and name of the statement in its quote (its sentence, its page title), and
+   most content words; a finding that fails is *rejected* with the check's reasons.
+3. **Review** (the model, independent of the draft): statement and quote side by side, one verdict
+   per finding; :data:`~ditto_nb.patterns.deep_research.prompts.NOT_STATED` is enforced by code
+   (the finding is rejected with the review's reason).
+
+Rejected findings of the first draft, and a failed review, go to the one repair with their
+reasons; findings still rejected after it are dropped and listed as *withheld* (never
+published). Coverage is then recomputed from what is published (:func:`published_coverage`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Generator, Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any, cast
 
+from pydantic import BaseModel
+
 from ditto_nb.errors import UngroundedAnswer
+from ditto_nb.evidence.support import check_support
 from ditto_nb.patterns.deep_research import prompts
-from ditto_nb.patterns.deep_research.evidence import select_for_report
+from ditto_nb.patterns.deep_research.evidence import entity_pages, select_for_report
 from ditto_nb.patterns.deep_research.report import (
     CitedConclusion,
     ReportStatus,
@@ -20,95 +35,211 @@ from ditto_nb.patterns.deep_research.report import (
     check_draft,
     conflict_sides,
 )
-from ditto_nb.patterns.deep_research.request import STOP_REASONS, StopReason
-from ditto_nb.patterns.deep_research.run_state import Plan, ResearchState, model_call
+from ditto_nb.patterns.deep_research.request import STOP_REASONS, ResearchRequest, StopReason
+from ditto_nb.runtime.graph import GraphStep
 
-def checked_findings(
-    draft: dict[str, Any], selected: list[dict[str, Any]]
-) -> tuple[list[dict[str, Any]], list[str], list[str]]:
-    """Quote-check a draft; findings are atomic (one statement, one quote), so when at least one
-    verifies, the unverifiable ones are dropped (and disclosed) instead of failing the draft.
+Plan = Generator[GraphStep, dict[str, Any], dict[str, Any]]
+Ask = Callable[[str, str, list[dict[str, str]], type[BaseModel]], Plan]
+"""``ask(ledger_key, purpose, messages, schema)``: one budgeted model call (validated dump)."""
+
+
+def support_split(
+    conclusions: Sequence[Mapping[str, Any]], selected: Sequence[Mapping[str, Any]]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Split quote-verified conclusions by the lexical support check.
+
+    Args:
+        conclusions: ``CitedConclusion`` dumps.
+        selected: the selected evidence (``id``, ``text``, ``title``).
 
     Returns:
-        ``(conclusions, problems, dropped)``: ``problems`` is non-empty only when the draft has
-        findings and none verified.
+        ``(supported, rejected)``; rejected items are ``{"index", "statement", "quote",
+        "evidence_id", "title", "reasons"}``.
     """
-    conclusions, problems = check_draft(draft, selected)
-    if conclusions:
-        return conclusions, [], problems
-    return conclusions, problems, []
+    by_id = {str(item["id"]): item for item in selected}
+    kept: list[dict[str, Any]] = []
+    rejected: list[dict[str, Any]] = []
+    for c in conclusions:
+        chunk = by_id.get(str(c["evidence_id"]), {})
+        check = check_support(str(c["statement"]), str(c["quote"]), paragraph=str(chunk.get("text", "")),
+                              title=str(c.get("title", "")))
+        if check.ok:
+            kept.append(dict(c))
+        else:
+            rejected.append(_withheld(c, list(check.reasons)))
+    return kept, rejected
 
 
-def _reviewed(draft: dict[str, Any], conclusions: list[dict[str, Any]]) -> dict[str, Any]:
-    """What the independent review sees: the summary, the verified findings, the unknowns."""
+def _withheld(c: Mapping[str, Any], reasons: list[str]) -> dict[str, Any]:
+    return {"index": c.get("index", 0), "statement": str(c["statement"]), "quote": str(c["quote"]),
+            "evidence_id": str(c.get("evidence_id", "")), "title": str(c.get("title", "")), "reasons": reasons}
+
+
+def apply_verdicts(
+    conclusions: Sequence[Mapping[str, Any]], verdict: Mapping[str, Any]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Enforce the review's per-finding verdicts: ``not stated`` rejects the finding.
+
+    Args:
+        conclusions: the findings the review saw, in the order shown (finding ``n`` = position n).
+        verdict: ``ReviewOutput`` dump.
+
+    Returns:
+        ``(kept, rejected)`` (rejected as in :func:`support_split`).
+    """
+    refused = {int(v["n"]): str(v.get("reason") or "") for v in verdict.get("verdicts", [])
+               if v.get("verdict") == prompts.NOT_STATED}
+    kept, rejected = [], []
+    for n, c in enumerate(conclusions, start=1):
+        if n in refused:
+            reason = "the review found the quote does not state this" + (f" ({refused[n]})" if refused[n] else "")
+            rejected.append(_withheld(c, [reason]))
+        else:
+            kept.append(dict(c))
+    return kept, rejected
+
+
+def published_coverage(
+    coverage: Sequence[Mapping[str, Any]], conclusions: Sequence[Mapping[str, Any]],
+    withheld: Sequence[Mapping[str, Any]],
+) -> list[dict[str, Any]]:
+    """Coverage consistent with the report: ``covered`` only when a published conclusion cites
+    evidence for the sub-question (a finding counts for the sub-question its ``index`` names; one
+    naming no planned sub-question counts where the row lists its evidence id); otherwise
+    ``gap``. ``conflict`` rows stay (both sides are quoted in the report).
+
+    Args:
+        coverage: the last assessment's rows.
+        conclusions: the published conclusions.
+        withheld: the withheld findings (named in the gap when they were the row's only ones).
+
+    Returns:
+        New rows (same keys).
+    """
+    indexes = {int(row["index"]) for row in coverage}
+
+    def counts(c: Mapping[str, Any], row: Mapping[str, Any]) -> bool:
+        # A finding counts for the sub-question it names; one naming none counts by evidence id.
+        index = int(c.get("index", 0) or 0)
+        return index == row["index"] if index in indexes else str(c["evidence_id"]) in row["evidence_ids"]
+
+    rows = []
+    for row in coverage:
+        new = dict(row)
+        if row["status"] != "conflict":
+            cites = [c for c in conclusions if counts(c, row)]
+            if cites:
+                cited = [str(c["evidence_id"]) for c in cites]
+                new.update(status="covered", gap="", next_queries=[],
+                           evidence_ids=list(dict.fromkeys([*cited, *row["evidence_ids"]])))
+            else:
+                lost = [w for w in withheld if counts(w, row)]
+                gap = (f"its finding was withheld: {'; '.join(lost[0]['reasons'])}" if lost
+                       else row.get("gap") or "no published conclusion supports it")
+                new.update(status="gap", gap=gap)
+        rows.append(new)
+    return rows
+
+
+def _reviewed(draft: Mapping[str, Any], conclusions: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """What the independent review sees: the summary, the checked findings, the unknowns."""
     return {"summary": draft.get("summary", ""), "unknowns": draft.get("unknowns", []),
             "conclusions": [{"statement": c["statement"], "quote": c["quote"]} for c in conclusions]}
 
 
-def synthesize(st: ResearchState, model: dict[str, Any], plan: dict[str, Any], evidence: list[dict[str, Any]],
-                coverage: list[dict[str, Any]], rounds: list[dict[str, Any]], omitted: list[dict[str, Any]],
-                omitted_urls: list[dict[str, Any]], failures: list[dict[str, Any]], stop_reason: str) -> Plan:
-    """Report, independent review, at most one repair; returns the report dump."""
-    request = st.request
-    selected, left_out = select_for_report(evidence, coverage, [request.question, *plan["sub_questions"]])
+def _reasons(rejected: Sequence[Mapping[str, Any]]) -> list[str]:
+    return [f"finding \"{w['statement']}\" ({w['evidence_id']}): {'; '.join(w['reasons'])}" for w in rejected]
+
+
+def _check(ask: Ask, key: str, draft: dict[str, Any], selected: list[dict[str, Any]],
+           coverage: list[dict[str, Any]], gaps: list[str]) -> Plan:
+    """Quote, support and review checks of one draft (see the module docstring)."""
+    conclusions, problems = check_draft(draft, selected)
+    kept, rejected = support_split(conclusions, selected)
+    verdict: dict[str, Any] = {"ok": True, "problems": [], "verdicts": []}
+    refused: list[dict[str, Any]] = []
+    reviewed = bool(kept) or not (problems or rejected)
+    if reviewed:
+        verdict = yield from ask(key, "review", prompts.review_messages(_reviewed(draft, kept), coverage, gaps),
+                                 prompts.ReviewOutput)
+        kept, refused = apply_verdicts(kept, verdict)
+    return {"kept": kept, "rejected": rejected + refused, "refused": refused, "problems": problems,
+            "verdict": verdict, "reviewed": reviewed}
+
+
+def synthesize(ask: Ask, request: ResearchRequest, plan: dict[str, Any], evidence: list[dict[str, Any]],
+               coverage: list[dict[str, Any]], rounds: list[dict[str, Any]], omitted: list[dict[str, Any]],
+               omitted_urls: list[dict[str, Any]], failures: list[dict[str, Any]], stop_reason: str,
+               budgets: Callable[[], dict[str, dict[str, int]]], now: Callable[[], float]) -> Plan:
+    """Report, checks, independent review, at most one repair; returns the report dump.
+
+    Raises:
+        UngroundedAnswer: the repaired draft has findings and none whose quote verifies, or its
+            review fails on grounds not tied to a finding.
+    """
+    subs = plan["sub_questions"]
+    selected, left_out = select_for_report(evidence, coverage, [request.question, *subs])
     gaps = [f"{row['question']}: {row['gap']}" for row in coverage if row["status"] == "gap"]
     view = [{"id": c["id"], "origin": c["origin"], "text": c["text"]} for c in selected]
+    pages = {i: entity_pages(selected, q) for i, q in enumerate(subs, start=1)}
     review: dict[str, Any] = {"ok": True, "problems": [], "repaired": False, "model_checked": False}
-    conclusions: list[dict[str, Any]] = []
+    kept: list[dict[str, Any]] = []
+    withheld: list[dict[str, Any]] = []
     if stop_reason == "clarification":
         draft: dict[str, Any] = {"summary": "The topic is too vague to research; please answer the clarification "
                                             "questions and start a new task.", "unknowns": []}
     elif not selected:
-        draft = {"summary": "No usable evidence was found within the budgets; nothing is concluded.",
-                 "unknowns": gaps}
+        draft = {"summary": "No usable evidence was found within the budgets; nothing is concluded.", "unknowns": []}
     else:
-        draft = yield from model_call(st, "model:report", "report",
-                                  prompts.report_messages(request, plan["sub_questions"], view, gaps),
-                                  prompts.DraftOutput, model)
-        conclusions, problems, dropped = checked_findings(draft, selected)
-        verdict: dict[str, Any] = {"ok": False, "problems": []}
-        if not problems:
-            verdict = yield from model_call(st, "model:review", "review",
-                                        prompts.review_messages(_reviewed(draft, conclusions), coverage, gaps),
-                                        prompts.ReviewOutput, model)
-        if problems or not verdict["ok"]:
-            draft = yield from model_call(st, "model:repair", "repair",
-                                      prompts.repair_messages(draft, problems + verdict["problems"], view, gaps),
-                                      prompts.DraftOutput, model)
-            conclusions, problems, dropped = checked_findings(draft, selected)
-            if problems:
-                raise UngroundedAnswer(f"the repaired report still has unverifiable quotes: {'; '.join(problems)}")
-            verdict = yield from model_call(st, "model:review-2", "review",
-                                        prompts.review_messages(_reviewed(draft, conclusions), coverage, gaps),
-                                        prompts.ReviewOutput, model)
-            if not verdict["ok"]:
-                raise UngroundedAnswer(f"the repaired report failed review: {'; '.join(verdict['problems'])}")
+        draft = yield from ask("model:report", "report",
+                               prompts.report_messages(request, subs, view, gaps, pages), prompts.DraftOutput)
+        first = yield from _check(ask, "model:review", draft, selected, coverage, gaps)
+        done = first
+        if first["rejected"] or (first["problems"] and not first["kept"]) or not first["verdict"]["ok"]:
+            reasons = first["problems"] + _reasons(first["rejected"]) + list(first["verdict"]["problems"])
+            draft = yield from ask("model:repair", "repair", prompts.repair_messages(draft, reasons, view, gaps),
+                                   prompts.DraftOutput)
+            done = yield from _check(ask, "model:review-2", draft, selected, coverage, gaps)
+            if done["problems"] and not done["kept"] and not done["rejected"]:
+                raise UngroundedAnswer(f"the repaired report still has unverifiable quotes: {'; '.join(done['problems'])}")
+            if done["reviewed"] and not done["verdict"]["ok"] and not done["refused"]:
+                raise UngroundedAnswer(f"the repaired report failed review: {'; '.join(done['verdict']['problems'])}")
+            again = {w["statement"] for w in done["rejected"]} | {c["statement"] for c in done["kept"]}
+            withheld = done["rejected"] + [dict(w, reasons=[*w["reasons"], "removed by the repair"])
+                                           for w in first["rejected"] if w["statement"] not in again]
             review["repaired"] = True
-        review.update(ok=True, problems=list(verdict["problems"]), model_checked=True, dropped=dropped)
-    cited = {c["evidence_id"] for c in conclusions}
-    conflicts = conflict_sides(coverage, conclusions, evidence)
+        kept = done["kept"]
+        review.update(ok=True, problems=list(done["verdict"]["problems"]), model_checked=True,
+                      dropped=done["problems"] if done["kept"] else [], verdicts=list(done["verdict"]["verdicts"]))
+    rows = published_coverage(coverage, kept, withheld) if stop_reason != "clarification" else list(coverage)
+    cited = {c["evidence_id"] for c in kept}
+    conflicts = conflict_sides(rows, kept, evidence)
     cited |= {side["evidence_id"] for conflict in conflicts for side in conflict["sides"]}
-    unknowns = list(dict.fromkeys([*draft.get("unknowns", []), *gaps]))
+    unknowns = [f"{row['question']}: {row['gap']}" for row in rows if row["status"] == "gap"]
     status: ReportStatus
     if stop_reason == "clarification":
         status = "needs-clarification"
     else:
-        status = "complete" if coverage and all(row["status"] != "gap" for row in coverage) else "partial"
+        status = "complete" if rows and not unknowns else "partial"
+    if stop_reason == "coverage-complete" and unknowns:
+        stop_reason = "coverage-unsupported"
     if stop_reason not in STOP_REASONS:
         raise ValueError(f"unknown stop reason {stop_reason!r}")
+    used = budgets()
     report = ResearchReport(
         id=request.id, question=request.question, research_type=request.research_type, audience=request.audience,
-        scope=request.scope, goal=plan["goal"], sub_questions=plan["sub_questions"], status=status,
+        scope=request.scope, goal=plan["goal"], sub_questions=subs, status=status,
         stop_reason=cast(StopReason, stop_reason), clarification_questions=plan["clarification_questions"],
-        summary=str(draft.get("summary", "")), conclusions=[CitedConclusion.model_validate(c) for c in conclusions],
-        conflicts=conflicts, unknowns=unknowns,
-        coverage=coverage, rounds=rounds,
-        cited_chunks=[{k: v for k, v in c.items()} for c in selected if c["id"] in cited],
+        summary=str(draft.get("summary", "")), conclusions=[CitedConclusion.model_validate(c) for c in kept],
+        withheld=withheld, conflicts=conflicts, unknowns=unknowns, coverage=rows, rounds=rounds,
+        cited_chunks=[dict(c) for c in selected if c["id"] in cited],
         omitted=omitted + left_out, omitted_urls=omitted_urls, failures=failures,
-        budgets={**st.budgets(), "rounds": {"used": len(rounds), "limit": request.max_rounds}},
-        review=review, generated_at=datetime.fromtimestamp(st.now, timezone.utc).isoformat(),
+        budgets={**{k: {**v, "unused": max(0, v["limit"] - v["used"])} for k, v in used.items()},
+                 "rounds": {"used": len(rounds), "limit": request.max_rounds,
+                            "unused": max(0, request.max_rounds - len(rounds))}},
+        review=review, generated_at=datetime.fromtimestamp(now(), timezone.utc).isoformat(),
     )
     return report.model_dump(mode="json")
 
 
-__all__ = ["checked_findings", "synthesize"]
+__all__ = ["Ask", "apply_verdicts", "published_coverage", "support_split", "synthesize"]

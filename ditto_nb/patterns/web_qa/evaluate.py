@@ -1,7 +1,10 @@
 """Pure checks of an answer draft, and the published status (no I/O).
 
 A citation (claim + quote) passes when its quote verified as exact text of a selected chunk
-(against the full stored paragraph) and the grounding review supports the claim from that quote;
+(against the full stored paragraph), the claim passes the lexical support check
+(:func:`ditto_nb.evidence.support.check_support`: its numbers, dates and names appear in the quote
+or the quote's sentence/page title, and most of its words do) and the grounding review supports
+the claim from that quote;
 with ``cross_check`` (any status but ``insufficient-evidence``) a claim's passing citations must
 also come from two independent origins. A draft is valid when every citation passes; otherwise
 only the failed citations go to the one repair and the passing ones stay.
@@ -20,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ditto_nb.evidence import Chunk, QuoteCheck, QuoteLocation, crosscheck
+from ditto_nb.evidence.support import check_support
 from ditto_nb.patterns.web_qa.prompts import resolve_label
 from ditto_nb.text import normalize_text
 
@@ -35,12 +39,19 @@ class Evaluation:
             citations when its cross-check failed); the rest passed.
         valid_claims: JSON claims built from the citations that passed every check (a claim with
             one failed and one passing citation keeps the passing one here).
+        reasons: why each failed citation failed (``{citation index: [reason]}``), for the
+            withheld list.
+        fits: the grounding review's judgement that the answer gives what the question asks.
+        fits_reason: its reason ("" when none was given).
     """
 
     problems: list[str] = field(default_factory=list)
     claims: list[dict[str, Any]] = field(default_factory=list)
     failed: list[int] = field(default_factory=list)
     valid_claims: list[dict[str, Any]] = field(default_factory=list)
+    reasons: dict[int, list[str]] = field(default_factory=dict)
+    fits: bool = True
+    fits_reason: str = ""
 
 
 def decide_status(hint: str, valid_claims: int, has_conflict: bool) -> str:
@@ -209,7 +220,7 @@ def evaluate_draft(
         checks = [_as_check(verified[i]) for i in indexes]
         quotes_ok = all(c.ok for c in checks)
         grounded = True
-        reasons = []
+        reasons: list[str] = []
         bad: list[int] = []
         for i in indexes:
             check = verified[i]
@@ -220,6 +231,15 @@ def evaluate_draft(
                     f"claim {n}: quote {check['quote']!r} is not exact text of chunk {citations[i]['chunk_id']} "
                     f"({check['reason']})"
                 )
+                out.reasons.setdefault(i, []).append(f"quote is not exact page text ({check['reason']})")
+            elif not (support := check_support(citations[i]["claim"], check["quote"],
+                                               paragraph=str(check.get("paragraph_text") or ""),
+                                               title=str(check.get("title") or ""))).ok:
+                bad.append(i)
+                grounded = False
+                reasons.extend(support.reasons)
+                out.problems.append(f"claim {n}: {'; '.join(support.reasons)}")
+                out.reasons.setdefault(i, []).extend(support.reasons)
             verdict = by_n.get(n)
             if verdict is None or not verdict.get("supported"):
                 grounded = False
@@ -227,6 +247,7 @@ def evaluate_draft(
                 reason = str((verdict or {}).get("reason") or "no supporting verdict")
                 reasons.append(reason)
                 out.problems.append(f"claim {n}: grounding review: not supported ({reason})")
+                out.reasons.setdefault(i, []).append(f"grounding review: {reason}")
         good = [i for i in indexes if i not in bad]
         cross = None
         origins: list[str] = sorted({c.chunk.origin for c in checks if c.ok and c.chunk})

@@ -27,6 +27,9 @@ from ditto_nb.patterns.common.ledger import COUNTERS, Ledger, now_iso
 from ditto_nb.patterns.common.stage import PatternSpec, ReplayPolicy, Stage
 from ditto_nb.patterns.web_qa.stage_models import PlanStage, ReadStage, SearchedStage, SelectedStage
 from ditto_nb.patterns.web_qa import prompts
+from ditto_nb.patterns.common.retrieval import comparison_entities
+from ditto_nb.patterns.web_qa.answer_checks import answer_problems
+from ditto_nb.patterns.web_qa.hop import hop_stages, merge_hop, plan_hop
 from ditto_nb.patterns.web_qa.evaluate import (
     Evaluation,
     citation_json,
@@ -58,7 +61,9 @@ def _verify_and_ground(run: RunState, g: Any, purpose: str, answer_get: Any, ans
     deps = answer_done
 
     def ground_messages(outputs: dict[str, Any]) -> list[dict[str, str]]:
-        return prompts.ground_messages(ground_purpose, question, draft_citations(answer_get(outputs), labels))
+        draft = answer_get(outputs)
+        return prompts.ground_messages(ground_purpose, question, draft_citations(draft, labels),
+                                       str(draft.get("answer", "")) if draft.get("status") == "answered" else "")
 
     ground_get = run.add_model_call(g, ground_purpose, ground_messages, prompts.GroundOutput, after=deps)
     return verify_id, ground_get
@@ -94,38 +99,47 @@ def _report_stage(run: RunState, plan: Mapping[str, Any], read: Mapping[str, Any
         answer = {"status": "insufficient-evidence",
                   "text": "No page that was read contains evidence for this question.", "claims": []}
     else:
+        compared = comparison_entities(question)
         draft, result = yield from _draft_round(run, "answer", question, chunks, labels, selected,
                                                 conflicts_out, None, [], [])
         claims = result.valid_claims
-        if result.problems:
+        answer_issues = _answer_issues(question, draft, claims, compared, result)
+        if result.problems or answer_issues:
             repaired = True
             items = list(draft.get("claims") or [])
             failed = {"claims": [items[i] for i in sorted(set(result.failed))], "answer": draft.get("answer", "")}
             kept = [items[i] for i in range(len(items)) if i not in set(result.failed)]
             draft, result = yield from _draft_round(run, "repair", question, chunks, labels, selected,
-                                                    conflicts_out, failed, result.problems, kept)
+                                                    conflicts_out, failed, [*result.problems, *answer_issues], kept)
             claims = merge_claims([*claims, *result.valid_claims])
-            if result.problems:
-                if draft["status"] != "insufficient-evidence":
-                    raise UngroundedAnswer("the answer failed verification after one repair: "
-                                           + "; ".join(result.problems))
-                # The model itself concludes the evidence is insufficient: publish that verdict with
-                # the valid claims only; the failed claims and the model's text are withheld.
-                withheld = len(set(result.failed))
-                answer = {"status": decide_status("insufficient-evidence", len(claims), bool(conflicts_out)),
-                          "text": f"{INSUFFICIENT_TEXT} ({withheld} unverified claim(s) withheld.)", "claims": claims}
+            withheld = _withheld(draft, result)
+            if result.problems and not claims and draft["status"] != "insufficient-evidence":
+                raise UngroundedAnswer("the answer failed verification after one repair: "
+                                       + "; ".join(result.problems))
+            answer_issues = _answer_issues(question, draft, claims, compared, result)
+            if withheld or answer_issues:
+                # Failed claims are withheld (with their reasons), never published; an answer its
+                # verified quotes do not carry is not published either.
+                hint = "insufficient-evidence" if answer_issues else str(draft["status"])
+                answer = {"status": decide_status(hint, len(claims), bool(conflicts_out)),
+                          "text": str(draft.get("answer", "")), "claims": claims, "withheld": withheld}
         if "status" not in answer:
             status = decide_status(str(draft["status"]), len(claims), bool(conflicts_out))
             answer = {"status": status, "text": str(draft.get("answer", "")), "claims": claims}
+        if answer["status"] == "insufficient-evidence":
+            # status and text never disagree: no model answer text under insufficient-evidence
+            count = len(answer.get("withheld") or [])
+            answer["text"] = INSUFFICIENT_TEXT + (f" ({count} unverified claim(s) withheld.)" if count else "")
+    hop_results = list((run.stages.get("hop-searched") or {}).get("results") or [])
     report = {
         "task_id": req.id,
         "question": req.question,
         "normalized_question": plan["normalized_question"],
-        "queries": list(plan["queries"]),
+        "queries": list(plan["queries"]) + [str(r.get("query", "")) for r in hop_results],
         "searches": [
             {"query": r.get("query", ""), "ok": bool(r.get("ok")), "failure": r.get("failure"),
              "hits": [{k: h.get(k) for k in ("rank", "title", "url", "snippet", "discovery_only")} for h in r.get("hits") or []]}
-            for r in run.stages["searched"]["results"]
+            for r in [*run.stages["searched"]["results"], *hop_results]
         ],
         "selection": {"selected": list(selected["selected"]), "missing": list(selected["missing"]),
                       "conflicts": conflicts_out, "omitted": list(selected.get("omitted") or [])},
@@ -134,6 +148,13 @@ def _report_stage(run: RunState, plan: Mapping[str, Any], read: Mapping[str, Any
         "failures": list(read["failures"]),
         "omitted_urls": list(read["omitted"]),
         "repaired": repaired,
+        "budget": {
+            "model_calls": run.model_calls + sum(1 for key, row in run.ledger.rows.items()
+                                                 if key.startswith("model:") and row.get("status") == "done"),
+            "model_calls_limit": run.max_model_calls,
+            "queries": len(run.stages["searched"]["results"]) + len(hop_results), "queries_limit": req.max_queries,
+            "pages": len(read["pages"]), "pages_limit": req.max_pages,
+        },
         "generated_at": now_iso(),
     }
     report = WebQaReport.model_validate(report).model_dump(mode="json")
@@ -142,6 +163,23 @@ def _report_stage(run: RunState, plan: Mapping[str, Any], read: Mapping[str, Any
                               context=lambda v: {"status": v["answer"]["status"]})
     yield from run_step(g)
     return dict(commit.value)
+
+
+def _answer_issues(question: str, draft: Mapping[str, Any], claims: list[dict[str, Any]], compared: list[str],
+                   result: Evaluation) -> list[str]:
+    """The answer-level problems of a draft (see :mod:`ditto_nb.patterns.web_qa.answer_checks`)."""
+    return answer_problems(question, str(draft.get("answer", "")), str(draft.get("status", "")), claims, compared,
+                           fits=result.fits, fits_reason=result.fits_reason)
+
+
+def _withheld(draft: Mapping[str, Any], result: Evaluation) -> list[dict[str, Any]]:
+    """The repaired draft's failed claims, with their reasons (shown, never published as evidence)."""
+    items = list(draft.get("claims") or [])
+    return [
+        {"claim": str(items[i].get("claim", "")), "quote": str(items[i].get("quote", "")),
+         "reasons": list(result.reasons.get(i) or ["failed a check"])}
+        for i in sorted(set(result.failed)) if i < len(items)
+    ]
 
 
 def _draft_round(run: RunState, purpose: str, question: str, chunks: list[dict[str, Any]], labels: Mapping[str, str],
@@ -153,7 +191,8 @@ def _draft_round(run: RunState, purpose: str, question: str, chunks: list[dict[s
         {"topic": c["topic"], "sides": [{"quote": s["quote"]} for s in c["sides"]]} for c in conflicts
     ]
     if purpose == "answer":
-        messages = prompts.answer_messages(question, chunks, selected["missing"], req.cross_check, shown_conflicts)
+        messages = prompts.answer_messages(question, chunks, selected["missing"], req.cross_check, shown_conflicts,
+                                           comparison_entities(question))
     else:
         assert previous is not None
         messages = prompts.repair_messages(question, chunks, previous, problems, req.cross_check, kept)
@@ -165,9 +204,16 @@ def _draft_round(run: RunState, purpose: str, question: str, chunks: list[dict[s
     outputs = yield from run_step(g)
     draft = prompts.AnswerOutput.model_validate(answer_get(outputs)).model_dump(mode="json")
     cites = draft_citations(draft, labels)
-    verdicts = prompts.GroundOutput.model_validate(ground_get(outputs)).model_dump(mode="json")["verdicts"]
-    result = evaluate_draft(draft, cites, outputs[verify_id], verdicts, conflicts=conflicts, cross_check=req.cross_check)
+    review = prompts.GroundOutput.model_validate(ground_get(outputs)).model_dump(mode="json")
+    result = evaluate_draft(draft, cites, outputs[verify_id], review["verdicts"], conflicts=conflicts,
+                            cross_check=req.cross_check)
+    result.fits = bool(review.get("fits", True))
     return draft, result
+
+
+def req_question(run: RunState) -> str:
+    """The question as asked (second-hop chunks are ranked against it)."""
+    return run.request.question
 
 
 def _publish(run: RunState, report: Mapping[str, Any]) -> Generator[Any, Any, None]:
@@ -180,6 +226,19 @@ def _publish(run: RunState, report: Mapping[str, Any]) -> Generator[Any, Any, No
     yield from run_step(g)
 
 
+def _report_with_hop(run: RunState, s: Mapping[str, Any]) -> Generator[Any, Any, Any]:
+    """Stage ``report``, after the optional second hop (its own search/read stages)."""
+    read, selected = s["read"], s["selected"]
+    hop = plan_hop(run, s["plan"], s["searched"], s["read"], s["selected"])
+    if hop is not None:
+        done = yield from hop_stages(run, hop, s["read"])
+        selected = merge_hop(req_question(run), s["selected"], hop, done["read"])
+        read = {**read, "pages": [*read["pages"], *done["read"]["pages"]],
+                "failures": [*read["failures"], *done["read"]["failures"]],
+                "omitted": [*read["omitted"], *done["read"]["omitted"]]}
+    return (yield from _report_stage(run, s["plan"], read, selected))
+
+
 WEB_QA = PatternSpec(
     name="web_qa",
     stages=(
@@ -187,7 +246,7 @@ WEB_QA = PatternSpec(
         Stage("searched", SearchedStage, lambda run, s: searched_stage(run, s["plan"])),
         Stage("read", ReadStage, lambda run, s: read_stage(run, s["searched"])),
         Stage("selected", SelectedStage, lambda run, s: selected_stage(run, s["plan"], s["read"])),
-        Stage("report", WebQaReport, lambda run, s: _report_stage(run, s["plan"], s["read"], s["selected"])),
+        Stage("report", WebQaReport, lambda run, s: _report_with_hop(run, s)),
     ),
     replay=ReplayPolicy(reuse_failed_dispatches=False, persisted_start_clock=False),
 )

@@ -33,12 +33,33 @@ class Claim(_Model):
     verification: ClaimCheck
 
 
+class WithheldClaim(_Model):
+    """A claim that failed its checks after the one repair: never published as evidence, shown
+    to the analyst with the reasons."""
+
+    claim: str
+    quote: str = ""
+    reasons: list[str] = Field(default_factory=list)
+
+
 class Answer(_Model):
-    """The answer: one of the four statuses, its text and claims."""
+    """The answer: one of the four statuses, its text, claims and withheld claims."""
 
     status: Status
     text: str
     claims: list[Claim] = Field(default_factory=list)
+    withheld: list[WithheldClaim] = Field(default_factory=list)
+
+
+class BudgetUse(_Model):
+    """What the run used of its budgets (so an early ``insufficient-evidence`` shows what was left)."""
+
+    model_calls: int = 0
+    model_calls_limit: int = 6
+    queries: int = 0
+    queries_limit: int = 0
+    pages: int = 0
+    pages_limit: int = 0
 
 
 class ConflictReport(_Model):
@@ -111,6 +132,7 @@ class WebQaReport(_Model):
         failures: failed sources (visible even when answered).
         omitted_urls: discovered URLs not read (page budget / origin).
         repaired: True when the one repair was used.
+        budget: budgets used and their limits (None in reports written before this field).
         generated_at: UTC ISO-8601 time the report was generated.
     """
 
@@ -125,6 +147,7 @@ class WebQaReport(_Model):
     failures: list[Failure] = Field(default_factory=list)
     omitted_urls: list[Omitted] = Field(default_factory=list)
     repaired: bool = False
+    budget: BudgetUse | None = None
     generated_at: str
 
 
@@ -161,6 +184,15 @@ def render_markdown(report: WebQaReport) -> str:
             lines.append(f"{n}. {claim.claim} (quotes verified: {check.quotes_verified}, grounded: {check.grounded}{cross})")
             lines += [f"   - {_cite(c)}" for c in claim.citations]
         lines.append("")
+    if report.answer.withheld:
+        lines += ["## Withheld claims (failed the checks; not evidence)", ""]
+        lines += [f"- {w.claim} — {'; '.join(w.reasons)}" for w in report.answer.withheld] + [""]
+    budget = report.budget
+    if budget is not None and report.answer.status == "insufficient-evidence":
+        lines += ["## Budget left", "",
+                  f"- model calls: {budget.model_calls} of {budget.model_calls_limit} used",
+                  f"- queries: {budget.queries} of {budget.queries_limit} used",
+                  f"- pages: {budget.pages} of {budget.pages_limit} read", ""]
     if report.selection.conflicts:
         lines += ["## Conflicts (unresolved)", ""]
         for conflict in report.selection.conflicts:
@@ -180,6 +212,7 @@ def render_markdown(report: WebQaReport) -> str:
 
 __all__ = [
     "Answer",
+    "BudgetUse",
     "Citation",
     "Claim",
     "ClaimCheck",
@@ -189,5 +222,6 @@ __all__ = [
     "SearchRecord",
     "Selection",
     "WebQaReport",
+    "WithheldClaim",
     "render_markdown",
 ]

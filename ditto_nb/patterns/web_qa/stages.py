@@ -13,8 +13,9 @@ from typing import Any
 
 from ditto_nb.errors import BudgetExceeded, ReadFailed, SearchFailed
 from ditto_nb.evidence import Chunk, bm25_rank, chunks_from_page, dedupe_mirrors, verify_conflict
-from ditto_nb.patterns.common.failures import check_partial
 from ditto_nb.patterns.common import Ledger, TaskScope, add_ledgered_call, add_stage_commit, run_step
+from ditto_nb.patterns.common.failures import check_partial
+from ditto_nb.patterns.common.retrieval import build_queries, comparison_entities, question_entities, rank_hits
 from ditto_nb.patterns.web_qa import prompts
 from ditto_nb.patterns.web_qa.request import WebQaRequest
 from ditto_nb.patterns.web_qa.stage_models import PlanStage, ReadStage, SearchedStage, SelectedStage
@@ -123,6 +124,22 @@ def _clean_queries(values: list[str], fallback: str, limit: int) -> list[str]:
     return out[:limit] or [fallback[:200]]
 
 
+def first_hop_queries(request: WebQaRequest) -> int:
+    """Queries of the first hop: all of ``max_queries`` for a comparison (one per entity), else one
+    fewer, kept for the second hop (the bridge entity named by the selection)."""
+    if comparison_entities(request.question) or request.max_queries == 1:
+        return request.max_queries
+    return request.max_queries - 1
+
+
+def first_hop_pages(request: WebQaRequest) -> int:
+    """Pages of the first hop: ``max_pages`` for a comparison, else about half are kept for the
+    second hop (at least one page each)."""
+    if comparison_entities(request.question) or request.max_pages == 1:
+        return request.max_pages
+    return request.max_pages - min(2, request.max_pages // 2)
+
+
 def plan_stage(run: RunState) -> Step:
     """Stage ``plan``: understand the question and produce up to ``max_queries`` queries."""
     req = run.request
@@ -133,9 +150,17 @@ def plan_stage(run: RunState) -> Step:
     def value(outputs: dict[str, Any]) -> dict[str, Any]:
         out = prompts.PlanOutput.model_validate(get(outputs))
         unclear = bool(out.needs_clarification)
+        planned = [] if unclear else _clean_queries(out.queries, req.question, req.max_queries)
+        every = [] if unclear else [
+            {"text": q.text, "fallbacks": list(q.fallbacks), "entity": q.entity}
+            for q in build_queries(req.question, planned, req.max_queries + 2)
+        ]
+        search = every[: first_hop_queries(req)]
         return {
             "normalized_question": normalize_text(out.normalized_question) or req.question,
-            "queries": [] if unclear else _clean_queries(out.queries, req.question, req.max_queries),
+            "queries": [q["text"] for q in search],
+            "search": search,
+            "deferred": every[len(search):],
             "needs_clarification": unclear,
             "clarification": normalize_text(out.clarification),
         }
@@ -146,22 +171,36 @@ def plan_stage(run: RunState) -> Step:
     return commit.value
 
 
-def searched_stage(run: RunState, plan: Mapping[str, Any]) -> Step:
-    """Stage ``searched``: run every query through the ``web_search`` tool.
+def searched_stage(run: RunState, plan: Mapping[str, Any], stage: str = "searched", prefix: str = "search") -> Step:
+    """Stage ``searched`` (or the second hop's ``hop-searched``): run every query through the
+    ``web_search`` tool, each with its relaxation ladder and entity title.
+
+    Args:
+        run: the run state.
+        plan: ``{"queries": [text]}`` and optionally ``{"search": [{"text", "fallbacks", "entity"}]}``.
+        stage: the stage name committed.
+        prefix: ledger key prefix of the searches.
 
     Raises:
         SearchFailed: every search failed, or one failed and ``allow_partial`` is false.
     """
-    g = graph("searched")
+    g = graph(stage)
     getters: list[Callable[[Mapping[str, Any]], dict[str, Any]]] = []
     after: list[str] = []
-    for i, query in enumerate(plan["queries"]):
-        key = f"search:{i}"
+    specs = list(plan.get("search") or [{"text": q, "fallbacks": [], "entity": ""} for q in plan["queries"]])
+    for i, spec in enumerate(specs):
+        query = spec["text"]
+        key = f"{prefix}:{i}"
         reused = run.ledger.reuse(key, "search", query)
         if reused is not None:
             getters.append(_const(dict(reused)))
             continue
-        tool_input = {"tool": "web_search", "args": {"query": query, "limit": run.results_per_query}}
+        args: dict[str, Any] = {"query": query, "limit": run.results_per_query}
+        if spec.get("fallbacks"):
+            args["fallbacks"] = list(spec["fallbacks"])
+        if spec.get("entity"):
+            args["title"] = spec["entity"]
+        tool_input = {"tool": "web_search", "args": args}
         after += [key, add_ledgered_call(g, run.task, key=key, kind="search", name=query,
                                          capability=INTERACTION_ACT_TOOL, input=tool_input)]
         getters.append(_output(key))
@@ -173,7 +212,7 @@ def searched_stage(run: RunState, plan: Mapping[str, Any]) -> Step:
         return {"results": results}
 
     dones = list(after)
-    commit = add_stage_commit(g, run.task, stage="searched", output=SearchedStage, value=value, after=dones,
+    commit = add_stage_commit(g, run.task, stage=stage, output=SearchedStage, value=value, after=dones,
                               context=lambda v: {"hits": sum(len(r.get("hits") or []) for r in v["results"])})
     yield from run_step(g)
     return commit.value
@@ -183,12 +222,19 @@ def _url_key(url: str) -> str:
     return "read:" + hashlib.sha256(url.encode("utf-8")).hexdigest()[:16]
 
 
-def candidate_urls(request: WebQaRequest, searched: Mapping[str, Any]) -> tuple[list[str], list[dict[str, str]]]:
-    """URLs to read (references first, then hits by rank across queries) and omitted URLs.
+def candidate_urls(request: WebQaRequest, searched: Mapping[str, Any], *, budget: int | None = None,
+                   skip: frozenset[str] = frozenset(), names: tuple[str, ...] = ()) -> tuple[list[str], list[dict[str, str]]]:
+    """URLs to read (references first, then hits ranked by relevance to the question) and omitted URLs.
+
+    Hits are ordered by :func:`ditto_nb.patterns.common.retrieval.rank_hits` (each query's best
+    hit first, then BM25 of title and snippet against the question and its entities).
 
     Args:
         request: the request (``reference_urls``, ``allowed_origins``, ``max_pages``).
         searched: the ``searched`` stage output.
+        budget: pages to read (default ``max_pages``).
+        skip: URLs already read (not read again, not counted).
+        names: extra entity names (a second hop's bridge) for ranking.
 
     Returns:
         ``(to_read, omitted)``; omitted entries are ``{"url", "reason"}`` with reason
@@ -212,26 +258,36 @@ def candidate_urls(request: WebQaRequest, searched: Mapping[str, Any]) -> tuple[
         else:
             ordered.append(url)
 
-    for url in request.reference_urls:
-        add(url)
+    seen.update(skip)
+    if not skip:
+        for url in request.reference_urls:
+            add(url)
     hit_lists = [list(r.get("hits") or []) for r in searched.get("results", [])]
-    for rank in range(max((len(h) for h in hit_lists), default=0)):
-        for hits in hit_lists:
-            if rank < len(hits) and hits[rank].get("url"):
-                add(str(hits[rank]["url"]))
-    to_read = ordered[: request.max_pages]
-    omitted += [{"url": url, "reason": "page-budget"} for url in ordered[request.max_pages:]]
+    entities = [*question_entities(request.question), *names]
+    for url in rank_hits(request.question, hit_lists, entities):
+        add(url)
+    limit = request.max_pages if budget is None else budget
+    to_read = ordered[:limit]
+    omitted += [{"url": url, "reason": "page-budget"} for url in ordered[limit:]]
     return to_read, omitted
 
 
-def read_stage(run: RunState, searched: Mapping[str, Any]) -> Step:
-    """Stage ``read``: read every candidate page (snapshots stored by the ``page_read`` tool).
+def read_stage(run: RunState, searched: Mapping[str, Any], stage: str = "read",
+               urls: tuple[list[str], list[dict[str, str]]] | None = None) -> Step:
+    """Stage ``read`` (or the second hop's ``hop-read``): read every candidate page (snapshots
+    stored by the ``page_read`` tool).
+
+    Args:
+        run: the run state.
+        searched: the search stage output.
+        stage: the stage name committed.
+        urls: ``(to_read, omitted)`` (default: :func:`candidate_urls` within the first hop's pages).
 
     Raises:
         ReadFailed: every read failed, or one failed and ``allow_partial`` is false.
     """
-    to_read, omitted = candidate_urls(run.request, searched)
-    g = graph("read")
+    to_read, omitted = urls or candidate_urls(run.request, searched, budget=first_hop_pages(run.request))
+    g = graph(stage)
     getters: list[Callable[[Mapping[str, Any]], dict[str, Any]]] = []
     dones: list[str] = []
     for url in to_read:
@@ -258,7 +314,7 @@ def read_stage(run: RunState, searched: Mapping[str, Any]) -> Step:
         ]
         return {"pages": [r for r in results if r.get("ok")], "failures": failures, "omitted": omitted}
 
-    commit = add_stage_commit(g, run.task, stage="read", output=ReadStage, value=value, after=dones,
+    commit = add_stage_commit(g, run.task, stage=stage, output=ReadStage, value=value, after=dones,
                               context=lambda v: {"pages": [p["final_url"] for p in v["pages"]]})
     yield from run_step(g)
     return commit.value
@@ -329,7 +385,7 @@ def selected_stage(run: RunState, plan: Mapping[str, Any], read: Mapping[str, An
 
     def value(outputs: dict[str, Any]) -> dict[str, Any]:
         if get is None:
-            return {"candidates": [], "labels": {}, "selected": [], "missing": [], "conflicts": [], "fallback": False,
+            return {"candidates": [], "labels": {}, "selected": [], "lookup": [], "missing": [], "conflicts": [], "fallback": False,
                     "omitted": omitted}
 
         out = prompts.SelectOutput.model_validate(get(outputs))
@@ -373,6 +429,7 @@ def selected_stage(run: RunState, plan: Mapping[str, Any], read: Mapping[str, An
             "candidates": candidates,
             "labels": labels,
             "selected": chosen,
+            "lookup": [normalize_text(n) for n in out.lookup if normalize_text(n)][:3],
             "missing": [normalize_text(m) for m in out.missing if normalize_text(m)],
             "conflicts": conflicts,
             "fallback": fallback,
@@ -392,6 +449,8 @@ __all__ = [
     "candidate_chunks",
     "rank_candidates",
     "candidate_urls",
+    "first_hop_pages",
+    "first_hop_queries",
     "plan_stage",
     "read_stage",
     "searched_stage",

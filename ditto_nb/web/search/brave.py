@@ -5,9 +5,10 @@ Source: https://api-dashboard.search.brave.com/docs — ``GET /res/v1/web/search
 ``title``, ``url`` and ``description`` (HTML with ``<strong>`` highlights). A reply without
 ``web`` (e.g. ``{"type": "search"}``) or with ``"web": null`` means no web results.
 
-Requests use the pinned transport of :mod:`ditto_nb.web.transport` (resolve once, check the
-address, connect only there) under a :class:`NetworkPolicy`; without a policy, one allowing
-only the endpoint's origin is used.
+Requests go through the policy-checked :func:`ditto_nb.web.fetch.fetch` (pinned connections,
+allowed origins, the streaming body cap, the wall-clock deadline, retries of 429/503 honouring
+``Retry-After``) under a :class:`NetworkPolicy`; without a policy, one allowing only the
+endpoint's origin is used. The key is never sent to a redirect target on another origin.
 """
 
 from __future__ import annotations
@@ -16,23 +17,14 @@ import json
 from typing import Any
 from urllib.parse import urlencode
 
-import httpx
-from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt, wait_exponential
-
-from ditto_nb.errors import ConfigError, InvalidURL, SearchProviderError
-from ditto_nb.web.policy import NetworkPolicy, host_and_port, origin_of
+from ditto_nb.errors import ConfigError, FetchError, InvalidURL, RedirectLimit, SearchProviderError
+from ditto_nb.web.fetch import fetch
+from ditto_nb.web.policy import NetworkPolicy, origin_of
 from ditto_nb.web.search.base import SearchHit, check_search_args, strip_html
-from ditto_nb.web.transport import build_client, resolve_address
 
 BRAVE_ENDPOINT = "https://api.search.brave.com/res/v1/web/search"
 MAX_COUNT = 20  # Brave's largest page (count) per request
 MAX_OFFSET = 9  # Brave's largest page offset
-
-
-class _Retry(Exception):
-    def __init__(self, response_status: int) -> None:
-        super().__init__(f"HTTP {response_status}")
-        self.status = response_status
 
 
 class BraveProvider:
@@ -61,39 +53,27 @@ class BraveProvider:
 
     async def _get(self, params: dict[str, str]) -> dict[str, Any]:
         url = f"{self.endpoint}?{urlencode(params)}"
-        self.policy.check_url(url)
-        host, port = host_and_port(url)
-        client, backend = build_client(self.policy)
-        headers = {"accept": "application/json", "x-subscription-token": self._api_key}
-        retrying = AsyncRetrying(
-            stop=stop_after_attempt(self.policy.retries + 1),
-            wait=wait_exponential(multiplier=self.policy.backoff_seconds, max=self.policy.max_retry_after_seconds),
-            retry=retry_if_exception_type((_Retry, httpx.ConnectError, httpx.ConnectTimeout)),
-            reraise=True,
-        )
         try:
-            async with client:
-                backend.pins[host] = await resolve_address(host, port, self.policy)
-                async for attempt in retrying:
-                    with attempt:
-                        response = await client.get(url, headers=headers)
-                        if response.status_code in (429, 503):
-                            raise _Retry(response.status_code)
-        except _Retry as exc:
-            raise SearchProviderError(f"Brave search answered HTTP {exc.status}", retryable=True) from exc
-        except httpx.HTTPError as exc:
-            raise SearchProviderError(f"Brave search request failed: {type(exc).__name__}: {exc}") from exc
-        if response.status_code != 200:
-            raise SearchProviderError(
-                f"Brave search answered HTTP {response.status_code}",
-                retryable=response.status_code >= 500,
-                help="Check BRAVE_API_KEY and the plan's rate limit." if response.status_code in (401, 403) else None,
+            raw = await fetch(
+                url, self.policy, accept="application/json", headers={"x-subscription-token": self._api_key}
             )
-        if len(response.content) > self.policy.max_body_bytes:
-            raise SearchProviderError("Brave search reply exceeds max_body_bytes", retryable=False)
+        except FetchError as exc:
+            raise SearchProviderError(
+                f"Brave search request failed ({exc.failure}): {exc}", retryable=exc.retryable
+            ) from exc
+        except (RedirectLimit, InvalidURL) as exc:
+            raise SearchProviderError(f"Brave search request failed: {exc}", retryable=False) from exc
+        if raw.status in (429, 503):
+            raise SearchProviderError(f"Brave search answered HTTP {raw.status}", retryable=True)
+        if raw.status != 200:
+            raise SearchProviderError(
+                f"Brave search answered HTTP {raw.status}",
+                retryable=raw.status >= 500,
+                help="Check BRAVE_API_KEY and the plan's rate limit." if raw.status in (401, 403) else None,
+            )
         try:
-            reply = json.loads(response.content)
-        except ValueError as exc:
+            reply = json.loads(raw.body)
+        except (ValueError, UnicodeDecodeError) as exc:
             raise SearchProviderError("Brave search reply is not JSON", retryable=False) from exc
         if not isinstance(reply, dict):
             raise SearchProviderError("Brave search reply is not a JSON object", retryable=False)
@@ -111,8 +91,8 @@ class BraveProvider:
 
         Raises:
             InvalidRequest: blank query or bad limit.
-            SearchProviderError: transport failure, HTTP status other than 200 (401/403: bad
-                key; 429: rate limit), or a non-JSON reply.
+            SearchProviderError: transport failure, deadline passed, reply over the body cap,
+                HTTP status other than 200 (401/403: bad key; 429: rate limit), or a non-JSON reply.
             PolicyViolation: the endpoint's origin or address is refused.
         """
         query = check_search_args(query, limit)

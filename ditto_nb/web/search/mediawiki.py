@@ -56,12 +56,12 @@ class MediaWikiProvider:
         """
         return f"{self._site}/wiki/{quote(title.replace(' ', '_'), safe='/:(),_-.!~*')}"
 
-    async def _request(self, query: str, limit: int, offset: int) -> dict[str, Any]:
+    async def _request(self, query: str, limit: int, offset: int, what: str = "text") -> dict[str, Any]:
         params = {
             "action": "query",
             "list": "search",
             "srsearch": query,
-            "srwhat": "text",
+            "srwhat": what,
             "srlimit": str(limit),
             "sroffset": str(offset),
             "format": "json",
@@ -130,6 +130,34 @@ class MediaWikiProvider:
                 break
             offset = next_offset
         return hits
+
+    async def search_titles(self, query: str, limit: int) -> list[SearchHit]:
+        """Search page titles only (``srwhat=title``, one request, no continuation).
+
+        Title search is offered by MediaWiki's database backends (MySQL, SQLite); Wikipedia's
+        CirrusSearch answers it with an API error, raised here like any other.
+
+        Args:
+            query: title words.
+            limit: most hits (1–100).
+
+        Returns:
+            Hits ranked 1..n; ``[]`` when no title matches.
+
+        Raises:
+            InvalidRequest: blank query or bad limit.
+            SearchProviderError: the request failed or the wiki does not offer title search.
+        """
+        query = check_search_args(query, limit)
+        reply = await self._request(query, limit, 0, what="title")
+        block = reply.get("query")
+        results = block.get("search") if isinstance(block, dict) else None
+        hits: list[SearchHit] = []
+        for item in results if isinstance(results, list) else []:
+            hit = self._hit(query, item, len(hits) + 1)
+            if hit is not None and hit.url not in {h.url for h in hits}:
+                hits.append(hit)
+        return hits[:limit]
 
     def _hit(self, query: str, item: Any, rank: int) -> SearchHit | None:
         if not isinstance(item, dict) or not isinstance(item.get("title"), str) or not item["title"]:

@@ -87,7 +87,7 @@ class Script:
                 for eid, _origin, text in lines:
                     match = re.search(rule.fact, text)
                     if match:
-                        conclusions.append({"index": index, "statement": f"Finding for {rule.question}",
+                        conclusions.append({"index": index, "statement": match.group(0)[:1].upper() + match.group(0)[1:] + ".",
                                             "chunk_id": eid, "quote": match.group(0)})
             return {"summary": "What the evidence shows, and what stays open.", "conclusions": conclusions,
                     "unknowns": []}

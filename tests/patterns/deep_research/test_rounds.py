@@ -68,7 +68,8 @@ def test_two_rounds_multi_hop_close_the_gap(sandbox_factory: Any, scripted_model
     memory = _memory(tmp_path / "task", request)
     assert memory["budget/model"] == 5
     assert memory["budget/search"] == sum(len(r["queries"]) for r in report.rounds) == 3
-    assert memory["round/2/plan"] == {"queries": ["Ilse Marrek birthplace"]}
+    assert memory["round/2/plan"]["queries"] == ["Ilse Marrek birthplace"]
+    assert memory["round/2/plan"]["search"][0]["fallbacks"][0] == "Ilse Marrek"  # relaxation on zero hits
 
 
 def test_replay_of_finished_task_makes_no_model_or_network_call(
@@ -103,7 +104,7 @@ def test_changed_request_under_same_id_is_refused(
     [
         ({"max_rounds": 1}, "round-budget"),
         ({"max_searches": 1}, "search-budget"),
-        ({"max_read_pages": 2}, "page-budget"),
+        ({"max_read_pages": 1}, "page-budget"),
     ],
 )
 def test_budget_stop_reasons(

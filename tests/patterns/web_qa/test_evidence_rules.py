@@ -83,7 +83,7 @@ async def test_nbsp_page_text_matches_plain_quote(tmp_path: Path, sandbox_factor
     web = sandbox_factory([{"url": "https://alpha.test/n", "title": "Note",
                             "html": "<html><head><title>Note</title></head><body><p>These are the final&nbsp;words.</p></body></html>"}])
     ans = lambda c: {"status": "answered", "answer": "x", "claims": [  # noqa: E731
-        {"claim": "It ends", "chunk_id": c[0][0], "quote": "final words."}]}
+        {"claim": "These are the final words.", "chunk_id": c[0][0], "quote": "final words."}]}
     scripted_model.responder = Script(queries=["final words"], answer=ans)
     report = await run_once(tmp_path / "t", make_request(web, question="What are the final words?"), config,
                             SearchSetup.from_sandbox(web), scripted_model)

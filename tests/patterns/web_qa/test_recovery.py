@@ -99,7 +99,8 @@ async def test_total_search_failure_raises(tmp_path: Path, web, config, scripted
 async def test_empty_search_is_insufficient_evidence(tmp_path: Path, web, search, config, scripted_model) -> None:
     script = Script(queries=["zzzqqq nonexistent xyzzy"])
     scripted_model.responder = script
-    report = await run_once(tmp_path / "t", make_request(web), config, search, scripted_model)
+    request = make_request(web, question="When did the Zorblax Quuxbridge open?")
+    report = await run_once(tmp_path / "t", request, config, search, scripted_model)
     assert report.answer.status == "insufficient-evidence"
     assert script.seen == ["plan"]
 

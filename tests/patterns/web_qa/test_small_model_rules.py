@@ -107,7 +107,7 @@ async def test_conflicting_model_output_without_verified_conflict_is_rejected(
 async def test_prompts_are_ranked_and_capped_and_omissions_recorded(
     tmp_path: Path, sandbox_factory, config, scripted_model
 ) -> None:
-    filler = [f"Bridge note {i}: the bridge towers are repainted every {i + 2} years." for i in range(10)]
+    filler = [f"Golden Gate Bridge note {i}: the bridge towers are repainted every {i + 2} years." for i in range(10)]
     pages = [
         {"url": "https://alpha.test/g", "title": "Golden Gate Bridge",
          "paragraphs": ["The main span of the Golden Gate Bridge is 1,280 meters long.", *filler[:5],

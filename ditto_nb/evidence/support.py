@@ -1,0 +1,170 @@
+"""Lexical support checks: does a statement follow from its quote? (code-side, before any review)
+
+A quote can be exact page text and still not support the statement it is cited for (a date the
+quote never mentions, a sentence about a different person). A small model's grounding review
+misses such cases, so code checks first; the checks are lexical and deliberately conservative
+(they reject only what the quote's words cannot carry):
+
+1. **Numbers and dates**: every number of the statement (digits, with ``,`` thousands separators
+   ignored, e.g. ``1,280`` = ``1280``) must appear in the *support text*.
+2. **Named entities**: every capitalized word of the statement (names, months, places; not a
+   sentence-initial function word such as ``The`` or ``He``) must appear in the support text.
+3. **Content words**: at least :data:`MIN_COVERAGE` of the statement's content words (the
+   ranking terms of :func:`ditto_nb.evidence.rank.terms`) must appear in the support text.
+
+The *support text* is the quote, plus the sentence of the paragraph that contains the quote (so a
+quote cut mid-sentence keeps its sentence's subject) and the page title (a page's sentences name
+their subject by pronoun: "She served as …" on the page *Shirley Temple*). Words match on a
+5-character prefix stem after lower-casing (``American``/``America``, ``directed``/``director``
+do not all match; ``served``/``serve`` do), and a possessive ``'s`` is ignored.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ditto_nb.evidence.rank import terms
+from ditto_nb.text import normalize_text
+
+MIN_COVERAGE = 0.5
+"""Least share of a statement's content words that must appear in its support text."""
+STEM_CHARS = 5
+"""Characters of the prefix stem words are compared on."""
+_NUMBER = re.compile(r"\d[\d,.]*\d|\d")
+_TOKEN = re.compile(r"[^\W_][\w'’-]*")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+NOT_NAMES = frozenset(
+    "the a an he she it they his her its their this that these those there in on at of for by with "
+    "from to as and but or yes no not both also was were is are has had have after before during "
+    "when while who what which where how i we you".split()
+)
+"""Capitalized words that are not names (sentence starts, pronouns)."""
+
+
+@dataclass(frozen=True)
+class SupportCheck:
+    """The outcome of :func:`check_support`.
+
+    Attributes:
+        ok: True when every rule passed.
+        reasons: one human-readable reason per failed rule (empty when ok); sent to the repair.
+        absent: the numbers, names and content words of the statement not found.
+        coverage: share of the statement's content words found (0.0–1.0; 1.0 for none).
+    """
+
+    ok: bool
+    reasons: tuple[str, ...]
+    absent: tuple[str, ...]
+    coverage: float
+
+
+def _stem(word: str) -> str:
+    word = word.lower().replace("’", "'")
+    word = re.sub(r"'s$", "", word).strip("'-")
+    return word[:STEM_CHARS]
+
+
+def _numbers(text: str) -> set[str]:
+    return {m.group(0).replace(",", "").rstrip(".") for m in _NUMBER.finditer(text)}
+
+
+def _names(statement: str) -> list[str]:
+    names = []
+    for match in _TOKEN.finditer(statement):
+        word = match.group(0)
+        if word[0].isupper() and word.lower() not in NOT_NAMES and not word[0].isdigit():
+            names.append(word)
+    return names
+
+
+def sentence_of(paragraph: str, quote: str) -> str:
+    """The sentence(s) of ``paragraph`` that contain ``quote`` (``quote`` when not found).
+
+    Args:
+        paragraph: the full paragraph text.
+        quote: an exact substring of it.
+
+    Returns:
+        The sentences overlapping the quote, joined by a space.
+    """
+    text, needle = normalize_text(paragraph), normalize_text(quote)
+    start = text.find(needle)
+    if not needle or start < 0:
+        return needle
+    end = start + len(needle)
+    out, offset = [], 0
+    for part in _SENTENCE_END.split(text):
+        begin = text.find(part, offset)
+        finish = begin + len(part)
+        offset = finish
+        if begin < end and finish > start:
+            out.append(part)
+    return " ".join(out) or needle
+
+
+def check_support(statement: str, quote: str, *, paragraph: str = "", title: str = "",
+                  min_coverage: float = MIN_COVERAGE) -> SupportCheck:
+    """Check that ``statement`` is lexically supported by ``quote`` (see the module docstring).
+
+    Args:
+        statement: the claim or conclusion.
+        quote: its verified quote.
+        paragraph: the paragraph the quote was found in ("" = the quote alone).
+        title: the title of the quote's page ("" = none).
+        min_coverage: least share of content words found (0.0–1.0).
+
+    Returns:
+        A :class:`SupportCheck`.
+    """
+    support = " ".join([sentence_of(paragraph, quote) if paragraph else quote, quote, title])
+    support_stems = {_stem(w) for w in _TOKEN.findall(support)}
+    support_numbers = _numbers(support)
+    reasons: list[str] = []
+    absent: list[str] = []
+    numbers = sorted(_numbers(statement) - support_numbers)
+    if numbers:
+        absent += numbers
+        reasons.append(f"the quote does not state the number(s) {', '.join(numbers)}")
+    names = [n for n in dict.fromkeys(_names(statement)) if _stem(n) not in support_stems]
+    if names:
+        absent += names
+        reasons.append(f"the quote does not name {', '.join(names)}")
+    words = [w for w in dict.fromkeys(terms(statement)) if not w.isdigit()]
+    found = [w for w in words if _stem(w) in support_stems]
+    coverage = len(found) / len(words) if words else 1.0
+    if coverage < min_coverage:
+        missing = [w for w in words if w not in found]
+        absent += [w for w in missing if w not in {n.lower() for n in names}]
+        reasons.append(f"most of its words are not in the quote ({len(found)} of {len(words)} found)")
+    return SupportCheck(ok=not reasons, reasons=tuple(reasons), absent=tuple(dict.fromkeys(absent)), coverage=coverage)
+
+
+def answer_in_quotes(answer: str, quotes: Sequence[str], *, min_coverage: float = MIN_COVERAGE) -> SupportCheck:
+    """Check that a short answer's words appear in the quotes it rests on.
+
+    ``yes``/``no`` answers (and the words of :data:`NOT_NAMES`) carry no checkable words and pass;
+    the numbers and names of the answer must each appear in some quote, and at least
+    ``min_coverage`` of its content words.
+
+    Args:
+        answer: the answer text.
+        quotes: the verified quotes of the answer's claims.
+        min_coverage: least share of content words found.
+
+    Returns:
+        A :class:`SupportCheck` (``reasons`` name what the quotes lack).
+    """
+    if not quotes:
+        return SupportCheck(ok=False, reasons=("the answer has no verified quote",), absent=(), coverage=0.0)
+    result = check_support(answer, " ".join(quotes), min_coverage=min_coverage)
+    if result.ok:
+        return result
+    what = ", ".join(result.absent) or "its words"
+    return SupportCheck(ok=False, reasons=(f"the answer's {what} appear(s) in none of its quotes",),
+                        absent=result.absent, coverage=result.coverage)
+
+
+__all__ = ["MIN_COVERAGE", "NOT_NAMES", "STEM_CHARS", "SupportCheck", "answer_in_quotes", "check_support",
+           "sentence_of"]

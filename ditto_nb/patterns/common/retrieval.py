@@ -1,0 +1,360 @@
+"""Retrieval that works on a wiki's AND search: entity queries, relaxation, page ranking, hops.
+
+Pure functions with typed inputs and outputs (no I/O), shared by Web QA and deep research.
+
+A wiki's search (MediaWiki's default backend, Wikipedia's CirrusSearch) returns only pages holding
+*every* word of a query, so a query like ``Kiss and Tell actress nationality`` usually returns
+nothing. The mechanisms here:
+
+- **Entities of the question** (:func:`question_entities`): quoted titles and capitalized spans
+  (title-like n-grams such as ``Kiss and Tell`` or ``University of Oxford``; connector words like
+  *of*, *and*, *the* are kept only between capitalized words).
+- **Entity-centred queries with a relaxation ladder** (:func:`build_queries`): each query carries
+  ``fallbacks``, tried in order when it returns no hit: first the query without its descriptive
+  (non-entity) words, then each entity it names alone. A comparison question gets one query per
+  compared entity (:func:`comparison_entities`).
+- **Candidate pages ranked by relevance to the question** (:func:`rank_hits`), not by query order:
+  the best hit of every query first (so each entity keeps its page), then the rest by BM25 of
+  title + snippet against the question, with a bonus for a title that names an entity.
+- **Second hop** (:func:`hop_queries`): the bridge entity (or missing facet) named by the
+  selection call becomes the remaining queries.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from ditto_nb.evidence.rank import STOP_WORDS, bm25_rank, terms
+from ditto_nb.text import normalize_text
+
+CONNECTORS = frozenset("of and the de la le von van der du del da di for & 's".split())
+"""Lower-case words kept inside a capitalized span (``Bank of England``, ``Kiss and Tell``)."""
+QUESTION_WORDS = frozenset(
+    "what which who whom whose where when why how is are was were do does did can could has have had "
+    "in on at by of for from the a an this that these those both either neither name".split()
+)
+"""Capitalized words that do not start an entity at the start of a question (``What``, ``In``)."""
+COMPARISON_CUES = re.compile(
+    r"\b(both|same|either|neither|common|older|younger|oldest|youngest|earlier|later|first|"
+    r"longer|shorter|larger|smaller|bigger|higher|lower|more|less|fewer|greater|taller|closer|farther)\b",
+    re.I,
+)
+_QUOTED = re.compile(r"\"([^\"]{2,120})\"|“([^”]{2,120})”|(?<!\w)'([^']{2,120})'(?!\w)")
+_DEMONYM_ENDINGS = ("an", "ese", "ish", "ch", "ic")
+_WORD = re.compile(r"[\w][\w.'&-]*")
+_PAREN = re.compile(r"\s*\([^)]*\)\s*")
+MAX_FALLBACKS = 4
+"""Most relaxed forms tried after a query (each is one more search request on zero hits)."""
+
+
+@dataclass(frozen=True)
+class SearchQuery:
+    """One planned search with its relaxation ladder.
+
+    Attributes:
+        text: the query as first sent.
+        fallbacks: relaxed forms tried in order while the previous form returned no hit.
+        entity: the entity the query is built around ("" when none).
+    """
+
+    text: str
+    fallbacks: tuple[str, ...] = ()
+    entity: str = ""
+
+
+def _clean(span: str) -> str:
+    return normalize_text(span.strip(" ,.;:?!\"'“”"))
+
+
+def _split_pair(span: str) -> list[str]:
+    """``Ed Wood and Scott Derrickson`` → both names; ``Kiss and Tell`` stays one title (a side
+    with fewer than two capitalized words is not a name of its own)."""
+    parts = re.split(r"\s+(?:and|&)\s+", span)
+    if len(parts) == 2 and all(sum(w[:1].isupper() for w in part.split()) >= 2 for part in parts):
+        return parts
+    return [span]
+
+
+def question_entities(question: str) -> list[str]:
+    """Entity names in a question, most specific first.
+
+    Order: quoted titles, then multi-word capitalized spans, then single capitalized words; a
+    single word that starts the question or looks like a demonym (``French``, ``American``) comes
+    last. A trailing possessive ``'s`` is dropped.
+
+    A capitalized span is a run of words starting with an upper-case letter or a digit, with the
+    connector words of :data:`CONNECTORS` allowed between two such words; a question word
+    (``What``, ``Which``, ``In``…) does not start a span. Spans inside a quoted title are not
+    repeated.
+
+    Args:
+        question: the question text.
+
+    Returns:
+        Distinct entity strings in order of appearance (quoted titles first).
+    """
+    found: list[str] = []
+    text = normalize_text(question)
+    for match in _QUOTED.finditer(text):
+        value = _clean(next(g for g in match.groups() if g))
+        if value:
+            found.append(value)
+    words = [(m.group(0), m.start()) for m in _WORD.finditer(text)]
+    span: list[str] = []
+
+    def close() -> None:
+        while span and span[-1].lower() in CONNECTORS:
+            span.pop()
+        if span:
+            value = _clean(" ".join(span))
+            if value and not any(value.lower() in f.lower() for f in found):
+                found.append(value)
+        span.clear()
+
+    for word, _start in words:
+        capital = word[0].isupper() or word[0].isdigit()
+        if capital and not span and word.lower() in QUESTION_WORDS:
+            continue
+        if capital:
+            span.append(word)
+        elif span and word.lower() in CONNECTORS:
+            span.append(word)
+        else:
+            close()
+    close()
+    found = [re.sub(r"(?:'s|’s)$", "", part) for f in found for part in _split_pair(f) if not part.isdigit()]
+    quoted = len([m for m in _QUOTED.finditer(text)])
+
+    def weight(item: tuple[int, str]) -> tuple[int, int, int]:
+        position, value = item
+        single = " " not in value
+        weak = single and (value.lower().endswith(_DEMONYM_ENDINGS) or text.startswith(value))
+        return (position >= quoted, weak, -min(len(value.split()), 4) if not single else 0)
+
+    ranked = sorted(enumerate(dict.fromkeys(found)), key=lambda item: (weight(item), item[0]))
+    return [value for _, value in ranked]
+
+
+def comparison_entities(question: str) -> list[str]:
+    """The two (or more) entities a comparison question compares, or ``[]`` when it is not one.
+
+    A question is a comparison when it names at least two entities and has a comparison cue
+    (``both``, ``same``, ``older``, ``first``…) or offers a choice (``X or Y``).
+
+    Args:
+        question: the question text.
+
+    Returns:
+        The compared entities in order (those around ``or`` when the question offers a choice).
+    """
+    entities = question_entities(question)
+    if len(entities) < 2:
+        # "Were X and Y both …": one capitalized span joined by "and"/"or" names two entities
+        entities = [part for e in entities for part in re.split(r"\s+(?:and|or|&)\s+", e) if part]
+    if len(entities) < 2:
+        return []
+    text = normalize_text(question)
+    choice = re.search(r"(.+?)\s*,?\s+or\s+(.+?)\??$", text)
+    if choice:
+        left = [e for e in entities if e in choice.group(1)]
+        right = [e for e in entities if e in choice.group(2)]
+        if left and right:
+            return [left[-1], right[0]]
+    if COMPARISON_CUES.search(text) or re.match(r"^(are|were|is|was|do|did|does)\b", text, re.I):
+        return entities[:2]
+    return []
+
+
+def relaxations(query: str, entities: Sequence[str], limit: int = MAX_FALLBACKS) -> tuple[str, ...]:
+    """The relaxation ladder of ``query`` for a search that ANDs its words.
+
+    Order: the query without its descriptive words (only the words of the entities it names, and
+    numbers); then each named entity alone (longest first); then each entity of the question that
+    the query does not name. Forms equal to an earlier one are skipped.
+
+    Args:
+        query: the query text.
+        entities: entities of the question (:func:`question_entities`).
+        limit: most forms returned.
+
+    Returns:
+        Relaxed query strings, most specific first (never the query itself).
+    """
+    lower = query.lower()
+    named = sorted((e for e in entities if e.lower() in lower), key=len, reverse=True)
+    forms: list[str] = []
+    if named:
+        keep = {w.lower() for e in named for w in _WORD.findall(e)}
+        kept = [w for w in _WORD.findall(query) if w.lower() in keep or w.isdigit()]
+        forms.append(" ".join(kept))
+    else:
+        content = [w for w in _WORD.findall(query) if w.lower() not in STOP_WORDS | QUESTION_WORDS and len(w) > 2]
+        informative = sorted(content, key=lambda w: (not w[0].isupper(), -len(w)))
+        for keep_count in (len(informative) - 1, 4, 2):
+            if 1 < keep_count < len(informative) or (keep_count == len(informative) - 1 and keep_count >= 1):
+                best = set(informative[:keep_count])
+                forms.append(" ".join(w for w in content if w in best))
+    forms += named + [e for e in entities if e not in named]
+    out: list[str] = []
+    for form in forms:
+        form = normalize_text(form)
+        if form and form.lower() != lower and form.lower() not in {o.lower() for o in out}:
+            out.append(form)
+    return tuple(out[:limit])
+
+
+def build_queries(question: str, planned: Sequence[str], limit: int) -> list[SearchQuery]:
+    """Entity-centred queries for the first hop: the model's plan plus the question's entities.
+
+    A comparison question gets one query per compared entity (the entity alone). Otherwise: the
+    question's most specific entity alone, then the planned queries (each with its relaxation
+    ladder), then the other entities alone; duplicates dropped, cut at ``limit``.
+
+    Args:
+        question: the question as asked.
+        planned: the plan call's queries (cleaned).
+        limit: the most queries (the request's search budget for this hop).
+
+    Returns:
+        At most ``limit`` queries (at least one when ``limit`` ≥ 1).
+    """
+    entities = question_entities(question)
+    compared = comparison_entities(question)
+    queries: list[SearchQuery] = []
+    if compared:
+        for entity in compared[:limit]:
+            queries.append(SearchQuery(entity, relaxations(entity, [_PAREN.sub(" ", entity).strip()]), entity))
+        return queries
+    if entities:
+        queries.append(SearchQuery(entities[0], relaxations(entities[0], entities), entities[0]))
+    for text in planned:
+        named = [e for e in entities if e.lower() in text.lower()]
+        queries.append(SearchQuery(text, relaxations(text, entities), named[0] if named else ""))
+    for entity in entities[1:]:
+        queries.append(SearchQuery(entity, relaxations(entity, entities), entity))
+    if not queries:
+        queries = [SearchQuery(question[:200], relaxations(question[:200], entities))]
+    seen: set[str] = set()
+    unique = []
+    for q in queries:
+        if q.text.lower() not in seen:
+            seen.add(q.text.lower())
+            unique.append(q)
+    return unique[:limit]
+
+
+def hop_queries(bridge: Sequence[str], missing: Sequence[str], done: Sequence[str], limit: int) -> list[SearchQuery]:
+    """Second-hop queries from what the selection call named (no extra model call).
+
+    Each bridge entity becomes a query alone; then each missing facet (relaxed to the entities it
+    names). Queries already sent in the first hop are skipped.
+
+    Args:
+        bridge: entity names the selection found in the chunks and said must be looked up next.
+        missing: facets of the question the selection found unanswered.
+        done: queries already sent (any case).
+        limit: remaining search budget.
+
+    Returns:
+        At most ``limit`` queries.
+    """
+    sent = {d.lower() for d in done}
+    out: list[SearchQuery] = []
+    for name in bridge:
+        name = _clean(name)
+        if name and name.lower() not in sent:
+            out.append(SearchQuery(name, relaxations(name, [_PAREN.sub(" ", name).strip()]), name))
+            sent.add(name.lower())
+    for facet in missing:
+        facet = _clean(facet)
+        names = question_entities(facet)
+        if not facet or not names:
+            continue
+        text = names[0]
+        if text.lower() not in sent:
+            out.append(SearchQuery(text, relaxations(text, names[1:]), text))
+            sent.add(text.lower())
+    return out[:limit]
+
+
+def title_key(title: str) -> str:
+    """A title for matching: parenthetical qualifiers dropped, lower-cased, single spaces."""
+    return " ".join(_PAREN.sub(" ", normalize_text(title)).lower().split())
+
+
+def rank_hits(question: str, results: Sequence[Sequence[Mapping[str, object]]], entities: Sequence[str]) -> list[str]:
+    """Order the URLs of search hits by relevance to the question (not by query order).
+
+    The best hit of every query comes first (in query order) so each queried entity keeps a page;
+    the remaining hits follow by score: BM25 of title + snippet against the question and
+    entities, plus 2.0 for a title naming an entity exactly (parenthetical qualifier ignored) and
+    1.0 for a title contained in the question.
+
+    Args:
+        question: the question as asked.
+        results: one hit list per query (dicts with ``url``, ``title``, ``snippet``).
+        entities: the question's entities plus any bridge names.
+
+    Returns:
+        Distinct URLs (fragments removed), best first.
+    """
+    flat: list[tuple[int, int, Mapping[str, object]]] = []
+    for qi, hits in enumerate(results):
+        for rank, hit in enumerate(hits):
+            if hit.get("url"):
+                flat.append((qi, rank, hit))
+    if not flat:
+        return []
+    texts = [f"{hit.get('title') or ''} {hit.get('title') or ''} {hit.get('snippet') or ''}" for _, _, hit in flat]
+    scores = {r.index: r.score for r in bm25_rank(" ".join([question, *entities]), texts)}
+    keys = {title_key(e) for e in entities}
+    lower_question = normalize_text(question).lower()
+    bonus = []
+    for _, _, hit in flat:
+        key = title_key(str(hit.get("title") or ""))
+        bonus.append((2.0 if key and key in keys else 0.0) + (1.0 if key and key in lower_question else 0.0))
+    order: list[str] = []
+
+    def add(url: str) -> None:
+        url = url.split("#", 1)[0]
+        if url not in order:
+            order.append(url)
+
+    tops = sorted(
+        (i for i, (_, rank, _) in enumerate(flat) if rank == 0),
+        key=lambda i: flat[i][0],
+    )
+    # within each query, its best hit is the highest-scoring of its first three (search rank is noisy)
+    for i in tops:
+        qi = flat[i][0]
+        own = [j for j, (q, rank, _) in enumerate(flat) if q == qi and rank < 3]
+        best = max(own, key=lambda j: (scores.get(j, 0.0) + bonus[j], -flat[j][1]))
+        add(str(flat[best][2]["url"]))
+    rest = sorted(range(len(flat)), key=lambda j: (-(scores.get(j, 0.0) + bonus[j]), flat[j][1], flat[j][0]))
+    for j in rest:
+        add(str(flat[j][2]["url"]))
+    return order
+
+
+def content_words(text: str) -> list[str]:
+    """Lower-case content words (the ranking terms of :func:`ditto_nb.evidence.rank.terms`)."""
+    return terms(text)
+
+
+__all__ = [
+    "COMPARISON_CUES",
+    "CONNECTORS",
+    "MAX_FALLBACKS",
+    "QUESTION_WORDS",
+    "SearchQuery",
+    "build_queries",
+    "comparison_entities",
+    "content_words",
+    "hop_queries",
+    "question_entities",
+    "rank_hits",
+    "relaxations",
+    "title_key",
+]

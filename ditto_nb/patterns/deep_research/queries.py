@@ -1,0 +1,116 @@
+"""Research queries for a search that ANDs its words: entity-centred, relaxed, reformulated.
+
+Reuses :mod:`ditto_nb.patterns.common.retrieval` (the same mechanism as Web QA's): a query is a
+search spec ``{"text", "fallbacks", "entity"}``; the ``web_search`` tool tries the relaxation
+ladder (``fallbacks``) while a form returns no hit and, for ``entity``, title search first.
+
+- Round one: :func:`first_round` — the topic's entities alone plus the plan's queries and
+  sub-questions, each with its ladder (:func:`~ditto_nb.patterns.common.retrieval.build_queries`).
+- Later rounds: the assessment's queries (:func:`specs`, each with a ladder); when it proposes
+  none, or the round found nothing new, :func:`reformulate` forms new ones by code: entity-only
+  queries of the topic and sub-questions, then the relaxed forms of queries already run, then
+  single name words — every form any earlier search already tried is skipped. An empty list
+  means no new query can be formed (the ``no-progress`` stop).
+
+All functions are pure.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from ditto_nb.patterns.common.retrieval import (
+    build_queries,
+    question_entities,
+    relaxations,
+)
+
+Spec = dict[str, Any]
+
+
+def _key(text: str) -> str:
+    return " ".join(re.findall(r"\w+", text.lower()))
+
+
+def _entities(texts: Iterable[str]) -> list[str]:
+    out: list[str] = []
+    for text in texts:
+        for entity in question_entities(text):
+            if entity.lower() not in {e.lower() for e in out}:
+                out.append(entity)
+    return out
+
+
+def _spec(text: str, entities: Sequence[str]) -> Spec:
+    named = [e for e in entities if e.lower() in text.lower()]
+    return {"text": text, "fallbacks": list(relaxations(text, entities)), "entity": named[0] if named else ""}
+
+
+def first_round(question: str, sub_questions: Sequence[str], planned: Sequence[str], limit: int) -> list[Spec]:
+    """Round one's search specs: entity-centred, each with its relaxation ladder.
+
+    Args:
+        question: the research topic.
+        sub_questions: the plan's sub-questions (their entities join the topic's as fallbacks).
+        planned: the plan's queries (then sub-questions), cleaned.
+        limit: ``max_queries``.
+
+    Returns:
+        At most ``limit`` specs ``{"text", "fallbacks", "entity"}``.
+    """
+    entities = _entities([question, *sub_questions])
+    out = []
+    for q in build_queries(question, planned, limit):
+        names = [e for e in entities if e.lower() in q.text.lower()]
+        ladder = list(dict.fromkeys([*q.fallbacks, *relaxations(q.text, entities)]))[:4]
+        out.append({"text": q.text, "fallbacks": ladder, "entity": q.entity or (names[0] if names else "")})
+    return out
+
+
+def specs(texts: Sequence[str], question: str, sub_questions: Sequence[str]) -> list[Spec]:
+    """Search specs for queries the assessment proposed (each with its relaxation ladder).
+
+    Args:
+        texts: query texts.
+        question: the research topic.
+        sub_questions: the plan's sub-questions.
+
+    Returns:
+        One spec per text.
+    """
+    return [_spec(t, _entities([t, question, *sub_questions])) for t in texts]
+
+
+def reformulate(question: str, sub_questions: Sequence[str], tried: Iterable[str], limit: int) -> list[Spec]:
+    """New queries formed by code, none of them tried before (see the module docstring).
+
+    Args:
+        question: the research topic.
+        sub_questions: the plan's sub-questions.
+        tried: every query form already sent (queries and their relaxed forms, any case).
+        limit: ``max_queries``.
+
+    Returns:
+        At most ``limit`` specs; ``[]`` when no new query can be formed.
+    """
+    done = {_key(t) for t in tried}
+    entities = _entities([question, *sub_questions])
+    candidates: list[str] = list(entities)
+    for text in [question, *sub_questions]:
+        candidates += relaxations(text, entities)
+    candidates += sorted({w for e in entities for w in e.split() if len(w) > 3 and w[0].isupper()},
+                         key=lambda w: (-len(w), w))
+    out: list[Spec] = []
+    for text in candidates:
+        if _key(text) in done or not _key(text):
+            continue
+        done.add(_key(text))
+        out.append(_spec(text, entities))
+        if len(out) >= limit:
+            break
+    return out
+
+
+__all__ = ["Spec", "first_round", "reformulate", "specs"]

@@ -1,0 +1,114 @@
+"""The second hop of Web QA: search and read what the selection said to look up next.
+
+A bridge question names entity A and asks about B, which only A's page names. After the first
+pages are read, the selection call returns ``lookup`` (the bridge names it found in the chunks)
+and ``missing`` (facets no chunk answers). The second hop's queries are, in order: each bridge
+name alone, the plan's queries the first hop had no budget for (the plan's guess at the second
+step), and the entities of the missing facets. When there is one and the request's budgets
+have room, two more stage graphs run — ``hop-searched`` and ``hop-read`` — with no extra model
+call; the best chunks of the new pages (BM25 against the question and the bridge names) join the
+selected chunks shown to the answer call (:func:`merge_hop`).
+
+Budgets: the first hop keeps back one query and about half the pages for this hop
+(:func:`~ditto_nb.patterns.web_qa.stages.first_hop_queries`,
+:func:`~ditto_nb.patterns.web_qa.stages.first_hop_pages`); what the first hop did not use is
+available too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Mapping
+from typing import Any
+
+from ditto_nb.patterns.common.retrieval import comparison_entities, hop_queries
+from ditto_nb.patterns.web_qa.stages import RunState, candidate_urls, rank_candidates, read_stage, searched_stage
+
+HOP_CHUNKS = 3
+"""Most chunks of second-hop pages added to the answer call's evidence."""
+MAX_EVIDENCE = 6
+"""Most chunks shown to the answer call after a hop (first-hop selection first)."""
+
+
+def plan_hop(run: RunState, plan: Mapping[str, Any], searched: Mapping[str, Any], read: Mapping[str, Any],
+             selected: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The second hop's queries and page budget, or None when no hop is needed or possible.
+
+    Args:
+        run: the run state (request budgets).
+        plan: the ``plan`` stage output.
+        searched: the first hop's ``searched`` output.
+        read: the first hop's ``read`` output.
+        selected: the ``selected`` stage output (``lookup``, ``missing``).
+
+    Returns:
+        ``{"queries": [text], "search": [{"text", "fallbacks", "entity"}], "pages": n, "names": [...]}``
+        or None.
+    """
+    req = run.request
+    if plan.get("needs_clarification") or comparison_entities(req.question):
+        return None
+    lookup = list(selected.get("lookup") or [])
+    missing = list(selected.get("missing") or [])
+    done = [str(r.get("query", "")) for r in searched.get("results", [])]
+    done += [str(r.get("used", "")) for r in searched.get("results", []) if r.get("used")]
+    budget = req.max_queries - len(plan.get("queries") or [])
+    search: list[dict[str, Any]] = [{"text": q.text, "fallbacks": list(q.fallbacks), "entity": q.entity}
+                                     for q in hop_queries(lookup, [], done, budget)]
+    sent = {d.lower() for d in done} | {str(q["text"]).lower() for q in search}
+    # then the plan's own later queries (its guess at the second step), then missing facets
+    search += [dict(q) for q in plan.get("deferred") or [] if str(q["text"]).lower() not in sent]
+    sent |= {str(q["text"]).lower() for q in search}
+    search += [{"text": q.text, "fallbacks": list(q.fallbacks), "entity": q.entity}
+               for q in hop_queries([], missing, sorted(sent), budget)]
+    search = search[: max(0, budget)]
+    pages = req.max_pages - len(read.get("pages") or []) - len(req.reference_urls)
+    if not search or pages < 1:
+        return None
+    return {"queries": [q["text"] for q in search], "search": search, "pages": pages, "names": lookup}
+
+
+def hop_stages(run: RunState, hop: Mapping[str, Any], read: Mapping[str, Any]) -> Generator[Any, Any, dict[str, Any]]:
+    """Run (or resume) ``hop-searched`` and ``hop-read``; return ``{"searched", "read"}``.
+
+    Raises:
+        SearchFailed, ReadFailed: as the first hop's stages (``allow_partial`` rules).
+    """
+    s = run.stages
+    if "hop-searched" not in s:
+        s["hop-searched"] = yield from searched_stage(run, hop, stage="hop-searched", prefix="hop-search")
+    if "hop-read" not in s:
+        already = frozenset(str(p.get("url")) for p in read.get("pages") or []) | frozenset(
+            str(p.get("final_url")) for p in read.get("pages") or [])
+        urls = candidate_urls(run.request, s["hop-searched"], budget=int(hop["pages"]), skip=already,
+                              names=tuple(hop.get("names") or ()))
+        s["hop-read"] = yield from read_stage(run, s["hop-searched"], stage="hop-read", urls=urls)
+    return {"searched": s["hop-searched"], "read": s["hop-read"]}
+
+
+def merge_hop(question: str, selected: Mapping[str, Any], hop: Mapping[str, Any] | None,
+              hop_read: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The selection extended with the best chunks of the second hop's pages (pure).
+
+    Args:
+        question: the question as asked.
+        selected: the ``selected`` stage output.
+        hop: :func:`plan_hop`'s output (None: no hop).
+        hop_read: the ``hop-read`` stage output.
+
+    Returns:
+        A copy of ``selected`` whose ``candidates`` and ``selected`` also hold up to
+        :data:`HOP_CHUNKS` hop chunks (first-hop selection first, at most :data:`MAX_EVIDENCE`).
+    """
+    if not hop or not hop_read or not hop_read.get("pages"):
+        return dict(selected)
+    names = list(hop.get("names") or []) + list(hop.get("queries") or [])
+    ranked, _ = rank_candidates(question, names, list(hop_read["pages"]), limit=HOP_CHUNKS)
+    known = {c["chunk_id"] for c in selected.get("candidates") or []}
+    extra = [c for c in ranked if c["chunk_id"] not in known]
+    keep = max(MAX_EVIDENCE - len(extra), 2)
+    chosen = list(selected.get("selected") or [])[:keep] + [c["chunk_id"] for c in extra]
+    return {**dict(selected), "candidates": [*(selected.get("candidates") or []), *extra],
+            "selected": chosen[:MAX_EVIDENCE]}
+
+
+__all__ = ["HOP_CHUNKS", "MAX_EVIDENCE", "hop_stages", "merge_hop", "plan_hop"]

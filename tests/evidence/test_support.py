@@ -1,0 +1,39 @@
+"""Lexical support checks: a statement's numbers, dates, names and words must be in its quote."""
+
+from __future__ import annotations
+
+from ditto_nb.evidence.support import answer_in_quotes, check_support, sentence_of
+
+
+def test_date_absent_from_quote_is_rejected() -> None:
+    result = check_support("He became captain on 5 May 1990.", "The final was played at Wembley Stadium.")
+    assert not result.ok and "1990" in result.absent and "May" in result.absent
+    assert any("number" in reason for reason in result.reasons)
+
+
+def test_quote_about_a_different_entity_is_rejected() -> None:
+    result = check_support("John Smith was a captain of Leeds United.",
+                           "The captains were chosen by Peter Brown before the final.")
+    assert not result.ok and {"John", "Smith", "Leeds"} <= set(result.absent)
+
+
+def test_pronoun_quote_is_supported_by_its_sentence_and_page_title() -> None:
+    paragraph = "Shirley Temple was an actress. As an adult, she also served as Chief of Protocol of the United States."
+    quote = "served as Chief of Protocol"
+    assert not check_support("Shirley Temple served as Chief of Protocol.", quote).ok
+    assert check_support("Shirley Temple served as Chief of Protocol.", quote, paragraph=paragraph,
+                         title="Shirley Temple").ok
+    assert sentence_of(paragraph, quote).startswith("As an adult")
+
+
+def test_mostly_absent_content_words_are_rejected_and_numbers_ignore_separators() -> None:
+    assert check_support("The main span is 1,280 meters long.", "Its main span is 1280 meters long.").ok
+    result = check_support("The bridge was painted orange by volunteers.", "The bridge opened in 1937.")
+    assert not result.ok and result.coverage < 0.5
+
+
+def test_answer_words_must_appear_in_quotes() -> None:
+    assert answer_in_quotes("Chief of Protocol", ["She served as Chief of Protocol."]).ok
+    missing = answer_in_quotes("Greenwich Village", ["She lives in Manhattan."])
+    assert not missing.ok and "Greenwich" in missing.reasons[0]
+    assert not answer_in_quotes("1838", []).ok

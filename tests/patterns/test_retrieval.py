@@ -1,0 +1,58 @@
+"""Retrieval for an AND search: entities, relaxation ladders, comparison queries, hit ranking (pure)."""
+
+from __future__ import annotations
+
+from ditto_nb.patterns.common.retrieval import (
+    build_queries,
+    comparison_entities,
+    hop_queries,
+    question_entities,
+    rank_hits,
+    relaxations,
+)
+
+
+def test_entities_are_quoted_titles_and_capitalized_spans() -> None:
+    question = 'The director of the romantic comedy "Big Stone Gap" is based in what New York city?'
+    assert question_entities(question)[:2] == ["Big Stone Gap", "New York"]
+    film = "What government position was held by the woman who portrayed Corliss Archer in the film Kiss and Tell?"
+    assert set(question_entities(film)) == {"Corliss Archer", "Kiss and Tell"}
+    # a demonym or a question word does not come first
+    assert question_entities("Which French ace pilot flew L'Oiseau Blanc?")[0] == "L'Oiseau Blanc"
+
+
+def test_comparison_entities() -> None:
+    assert comparison_entities("Who is older, Annie Morton or Terry Richardson?") == ["Annie Morton", "Terry Richardson"]
+    assert comparison_entities("Were Scott Derrickson and Ed Wood of the same nationality?") == ["Scott Derrickson", "Ed Wood"]
+    assert comparison_entities("Where was the architect of the Blue Museum born?") == []
+
+
+def test_relaxation_drops_descriptive_words_then_keeps_the_entity_alone() -> None:
+    ladder = relaxations("Kiss and Tell Corliss Archer actress", ["Kiss and Tell", "Corliss Archer"])
+    assert ladder[0] == "Kiss and Tell Corliss Archer"
+    assert "Corliss Archer" in ladder and "Kiss and Tell" in ladder
+    assert "Kiss and Tell Corliss Archer actress" not in ladder
+    no_entity = relaxations("science fantasy young adult series companion books", [])
+    assert no_entity and all(len(form.split()) < 7 for form in no_entity)
+
+
+def test_comparison_gets_one_query_per_entity_and_bridge_starts_with_the_entity() -> None:
+    queries = build_queries("Were Scott Derrickson and Ed Wood of the same nationality?", ["Derrickson Wood nationality"], 2)
+    assert [q.text for q in queries] == ["Scott Derrickson", "Ed Wood"]
+    bridge = build_queries("Where was the architect of the Blue Museum born?", ["Blue Museum architect birthplace"], 2)
+    assert bridge[0].text == "Blue Museum" and bridge[1].text == "Blue Museum architect birthplace"
+    assert bridge[1].fallbacks[0] == "Blue Museum"
+
+
+def test_hop_queries_skip_what_was_sent() -> None:
+    queries = hop_queries(["Mara Quell", "Blue Museum"], ["the birthplace of Mara Quell"], ["Blue Museum"], 3)
+    assert [q.text for q in queries] == ["Mara Quell"]
+
+
+def test_hits_ranked_by_relevance_not_query_order() -> None:
+    first = [{"url": "https://w/a", "title": "Paris, Texas", "snippet": "a city in Texas"},
+             {"url": "https://w/b", "title": "Eiffel Tower", "snippet": "a tower in Paris France"}]
+    second = [{"url": "https://w/c", "title": "Seine", "snippet": "river of Paris"}]
+    order = rank_hits("Which river flows through the city of the Eiffel Tower?", [first, second], ["Eiffel Tower"])
+    assert order[:2] == ["https://w/b", "https://w/c"]  # each query's best hit, title match over search rank
+    assert order[-1] == "https://w/a"

@@ -1,0 +1,172 @@
+"""Web QA over an AND search (the sandbox, like MediaWiki): relaxation, second hop, comparisons,
+answers that must answer, and claims whose quotes do not carry them (scripted model)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ditto_nb.errors import UngroundedAnswer
+from ditto_nb.patterns.common import SearchSetup
+from ditto_nb.patterns.web_qa.plan import INSUFFICIENT_TEXT
+from ditto_nb.sandbox import SandboxWeb, wiki_url
+from ditto_nb.web import MediaWikiProvider
+from tests.patterns.web_qa.helpers import Script, chunks_in_prompt, make_request, purpose_of, run_once
+
+MUSEUM = "The Blue Museum is an art museum in Lakeside. It was designed by the architect Mara Quell."
+QUELL = "Mara Quell (born 12 March 1931) is a Danish architect. She was born in Aarhus."
+VENNICK = "Tor Vennick (born 4 June 1925) is a Norwegian architect known for wooden churches."
+LAKESIDE = "Lakeside is a small town on the shore of Lake Mira."
+
+PAGES: list[dict[str, Any]] = [
+    {"url": wiki_url("Blue Museum"), "title": "Blue Museum", "paragraphs": [MUSEUM]},
+    {"url": wiki_url("Mara Quell"), "title": "Mara Quell", "paragraphs": [QUELL]},
+    {"url": wiki_url("Tor Vennick"), "title": "Tor Vennick", "paragraphs": [VENNICK]},
+    {"url": wiki_url("Lakeside"), "title": "Lakeside", "paragraphs": [LAKESIDE]},
+]
+
+
+class Recorder:
+    """Wrap a Script; keep every request by purpose."""
+
+    def __init__(self, script: Script) -> None:
+        self.script = script
+        self.requests: list[dict[str, Any]] = []
+
+    def __call__(self, request: dict[str, Any]) -> dict[str, Any]:
+        self.requests.append(request)
+        return self.script(request)
+
+    def of(self, purpose: str) -> list[dict[str, Any]]:
+        return [r for r in self.requests if purpose_of(r) == purpose]
+
+
+def claim_for(chunks: list[tuple[str, str, str]], sentence: str, claim: str) -> dict[str, str]:
+    label = next(lbl for lbl, _origin, text in chunks if sentence in text)
+    return {"chunk_id": label, "quote": sentence, "claim": claim}
+
+
+@pytest.fixture
+def wiki(sandbox_factory: Any) -> SandboxWeb:
+    return sandbox_factory(PAGES)  # type: ignore[no-any-return]
+
+
+def setup(wiki: SandboxWeb) -> SearchSetup:
+    return SearchSetup.from_sandbox(wiki, policy_overrides={"retries": 0, "connect_timeout": 2.0, "read_timeout": 5.0})
+
+
+async def test_zero_hit_query_is_relaxed_to_the_entity(tmp_path: Path, wiki: SandboxWeb, config, scripted_model) -> None:
+    wordy = "Blue Museum architect birthplace nationality"
+    provider = MediaWikiProvider(wiki.api_url, wiki.policy())
+    assert await provider.search(wordy, 5) == []  # every word must match, as on a real wiki
+    answer = lambda c: {"status": "answered", "answer": "Lakeside", "claims": [  # noqa: E731
+        claim_for(c, "The Blue Museum is an art museum in Lakeside.", "The Blue Museum is in Lakeside.")]}
+    recorder = Recorder(Script(queries=[wordy], answer=answer))
+    scripted_model.responder = recorder
+    request = make_request(wiki, question="In which town is the Blue Museum?", max_queries=1, max_pages=2)
+    report = await run_once(tmp_path / "t", request, config, setup(wiki), scripted_model)
+    first = report.searches[0]
+    assert first.ok and first.hits and first.hits[0]["title"] == "Blue Museum"
+    assert report.answer.status == "answered" and report.answer.text == "Lakeside"
+
+
+async def test_second_hop_follows_the_selection_lookup(tmp_path: Path, wiki: SandboxWeb, config, scripted_model) -> None:
+    def select(chunks: list[tuple[str, str, str]]) -> dict[str, Any]:
+        return {"selected": [c[0] for c in chunks], "lookup": ["Mara Quell"], "missing": ["where she was born"],
+                "conflicts": []}
+
+    def answer(chunks: list[tuple[str, str, str]]) -> dict[str, Any]:
+        return {"status": "answered", "answer": "Aarhus", "claims": [
+            claim_for(chunks, "It was designed by the architect Mara Quell.", "The Blue Museum was designed by Mara Quell."),
+            claim_for(chunks, "She was born in Aarhus.", "Mara Quell was born in Aarhus.")]}
+
+    recorder = Recorder(Script(queries=["Blue Museum architect"], select=select, answer=answer))
+    scripted_model.responder = recorder
+    request = make_request(wiki, question="Where was the architect of the Blue Museum born?", max_queries=2, max_pages=4)
+    report = await run_once(tmp_path / "t", request, config, setup(wiki), scripted_model)
+    assert report.queries[-1] == "Mara Quell"  # the hop's query is the bridge entity named by the selection
+    assert len(report.queries) <= request.max_queries
+    answer_chunks = chunks_in_prompt(recorder.of("answer")[0])
+    assert any(QUELL.split(".")[0] in text for _label, _origin, text in answer_chunks)
+    assert [purpose_of(r) for r in recorder.requests] == ["plan", "select", "answer", "ground"]
+    assert report.answer.status == "answered" and report.answer.text == "Aarhus"
+    titles = {c.title for c in report.evidence}
+    assert {"Blue Museum", "Mara Quell"} <= titles
+    assert report.budget is not None and report.budget.model_calls == 4
+
+
+async def test_comparison_queries_each_entity_and_needs_both_sides(
+    tmp_path: Path, wiki: SandboxWeb, config, scripted_model
+) -> None:
+    one_side = lambda c: {"status": "answered", "answer": "No", "claims": [  # noqa: E731
+        claim_for(c, "Mara Quell (born 12 March 1931) is a Danish architect.", "Mara Quell is a Danish architect.")]}
+    both = lambda c: {"status": "answered", "answer": "No", "claims": [  # noqa: E731
+        claim_for(c, "Mara Quell (born 12 March 1931) is a Danish architect.", "Mara Quell is a Danish architect."),
+        claim_for(c, "Tor Vennick (born 4 June 1925) is a Norwegian architect known for wooden churches.",
+                  "Tor Vennick is a Norwegian architect.")]}
+    recorder = Recorder(Script(queries=["Mara Quell Tor Vennick nationality"], answer=one_side, repair=both))
+    scripted_model.responder = recorder
+    request = make_request(wiki, question="Were Mara Quell and Tor Vennick of the same nationality?",
+                           max_queries=2, max_pages=4)
+    report = await run_once(tmp_path / "t", request, config, setup(wiki), scripted_model)
+    assert report.queries == ["Mara Quell", "Tor Vennick"]
+    assert "Compare: Mara Quell; Tor Vennick" in recorder.of("answer")[0]["messages"][-1]["content"]
+    repair_prompt = recorder.of("repair")[0]["messages"][-1]["content"]
+    assert "no claim quotes a fact about Tor Vennick" in repair_prompt
+    assert report.answer.status == "answered" and report.answer.text == "No"
+    assert {c.citations[0].title for c in report.answer.claims} == {"Mara Quell", "Tor Vennick"}
+
+
+async def test_answer_words_absent_from_quotes_is_repaired_then_not_published(
+    tmp_path: Path, wiki: SandboxWeb, config, scripted_model
+) -> None:
+    wrong = lambda c: {"status": "answered", "answer": "Copenhagen", "claims": [  # noqa: E731
+        claim_for(c, "She was born in Aarhus.", "Mara Quell was born in Aarhus.")]}
+    recorder = Recorder(Script(queries=["Mara Quell"], answer=wrong, repair=wrong))
+    scripted_model.responder = recorder
+    request = make_request(wiki, question="Where was Mara Quell born?", max_queries=1, max_pages=2)
+    report = await run_once(tmp_path / "t", request, config, setup(wiki), scripted_model)
+    repair_prompt = recorder.of("repair")[0]["messages"][-1]["content"]
+    assert "Copenhagen" in repair_prompt and "appear(s) in none of its quotes" in repair_prompt
+    assert report.answer.status == "insufficient-evidence"
+    assert report.answer.text.startswith(INSUFFICIENT_TEXT) and "Copenhagen" not in report.answer.text
+    assert report.budget is not None and report.budget.model_calls == 6 and report.budget.pages_limit == 2
+
+
+async def test_claim_with_a_date_absent_from_its_quote_is_repaired_then_withheld(
+    tmp_path: Path, wiki: SandboxWeb, config, scripted_model
+) -> None:
+    draft = lambda c: {"status": "answered", "answer": "Aarhus", "claims": [  # noqa: E731
+        claim_for(c, "She was born in Aarhus.", "Mara Quell was born in Aarhus."),
+        claim_for(c, "She was born in Aarhus.", "Mara Quell was born in Aarhus on 1 May 1930.")]}
+    again = lambda c: {"status": "answered", "answer": "Aarhus", "claims": [  # noqa: E731
+        claim_for(c, "She was born in Aarhus.", "Mara Quell was born in Aarhus on 1 May 1930.")]}
+    recorder = Recorder(Script(queries=["Mara Quell"], answer=draft, repair=again))
+    scripted_model.responder = recorder
+    request = make_request(wiki, question="Where was Mara Quell born?", max_queries=1, max_pages=2)
+    report = await run_once(tmp_path / "t", request, config, setup(wiki), scripted_model)
+    repair_prompt = recorder.of("repair")[0]["messages"][-1]["content"]
+    assert "does not state the number(s) 1, 1930" in repair_prompt
+    assert report.answer.status == "answered" and report.answer.text == "Aarhus"
+    assert [c.claim for c in report.answer.claims] == ["Mara Quell was born in Aarhus."]
+    (withheld,) = report.answer.withheld
+    assert withheld.claim == "Mara Quell was born in Aarhus on 1 May 1930."
+    assert any("1930" in reason for reason in withheld.reasons)
+
+
+async def test_claim_quoting_a_different_entity_is_rejected(
+    tmp_path: Path, wiki: SandboxWeb, config, scripted_model
+) -> None:
+    other = lambda c: {"status": "answered", "answer": "Norwegian", "claims": [  # noqa: E731
+        claim_for(c, "Tor Vennick (born 4 June 1925) is a Norwegian architect known for wooden churches.",
+                  "Mara Quell is a Norwegian architect.")]}
+    recorder = Recorder(Script(queries=["Mara Quell"], answer=other, repair=other))
+    scripted_model.responder = recorder
+    request = make_request(wiki, question="What nationality is Mara Quell, the architect Tor Vennick admired?",
+                           max_queries=2, max_pages=4)
+    with pytest.raises(UngroundedAnswer, match="does not name Mara, Quell"):
+        await run_once(tmp_path / "t", request, config, setup(wiki), scripted_model)
+    repair_prompt = recorder.of("repair")[0]["messages"][-1]["content"]
+    assert "the quote does not name Mara, Quell" in repair_prompt
