@@ -9,7 +9,6 @@ migrated keys, so readers see one layout whether or not the task was reopened si
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 from collections.abc import Sequence
@@ -17,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ditto_nb.errors import ConfigError, StorageError
+from ditto_nb.workers.memory import _loads
 from ditto_nb.workers.memory_migrations import RESEARCH_RENAMES
 
 MEMORY_FILE = "memory.sqlite3"
@@ -38,7 +38,7 @@ def read_task_rows(
 
     Raises:
         ConfigError: no Memory file, no task namespace, or several and none chosen.
-        StorageError: the database cannot be read.
+        StorageError: the database cannot be read, or a stored value is not JSON (damaged file).
     """
     task_dir = Path(directory)
     path = task_dir / MEMORY_FILE
@@ -61,7 +61,7 @@ def read_task_rows(
             db.close()
     except sqlite3.Error as exc:
         raise StorageError(f"cannot read task Memory {path}: {exc}") from exc
-    values = {str(k): json.loads(v) for k, v in rows}
+    values = {str(k): _loads(path, namespace, str(k), v) for k, v in rows}
     if namespace.startswith("research:"):
         for old, new in RESEARCH_RENAMES:
             if old in values:
