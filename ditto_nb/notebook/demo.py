@@ -34,6 +34,7 @@ _STOP = frozenset(
 )
 _WEB_CHUNK = re.compile(r"^\[(C\d+)\] \((.*?) - (https://[^)]+)\) (.*)$", re.M)
 _RESEARCH_CHUNK = re.compile(r"^\[(E\d+)\] \((\S+)\) (.*)$", re.M)
+_ASKED = re.compile(r"^(?:Question|Topic):", re.M)
 _SENTENCE = re.compile(r"^(.+?[.!?])(?:\s|$)")
 
 
@@ -68,6 +69,8 @@ class DemoResponder:
         user = str(messages[-1]["content"])
         web = [(m[0], m[2], m[3]) for m in _WEB_CHUNK.findall(user)]
         research = _RESEARCH_CHUNK.findall(user)
+        if _ASKED.search(user):  # read the question from each prompt: no state is needed across a restart
+            self.question = self._question(user)
         if purpose == "plan":
             self.question = self._question(user)
             return {"normalized_question": self.question, "queries": [self._query(self.question)],
@@ -171,7 +174,8 @@ class NotebookEnv:
 
 
 def open_notebook_env(
-    provider: str | None = None, env: Mapping[str, str] | None = None, pages: list[SandboxPage] | None = None
+    provider: str | None = None, env: Mapping[str, str] | None = None, pages: list[SandboxPage] | None = None,
+    port: int = 0,
 ) -> NotebookEnv:
     """Start the sandbox web over the packaged demo corpus and choose the model provider.
 
@@ -180,6 +184,8 @@ def open_notebook_env(
             (default ``local``). Another name must be a provider of the loaded ``ditto.yaml``.
         env: environment (default ``os.environ``): Redis URL, provider choice.
         pages: the sandbox corpus (default: the packaged demo corpus).
+        port: the sandbox web's port on 127.0.0.1 (0 picks a free one; a resumed task whose
+            origins name a port needs the same one again).
 
     Returns:
         The :class:`NotebookEnv` (call ``close()`` at the end).
@@ -192,7 +198,7 @@ def open_notebook_env(
     environment = os.environ if env is None else env
     name = provider or environment.get(PROVIDER_ENV) or "local"
     config = load_runtime_config(environment)
-    web = SandboxWeb(pages if pages is not None else load_corpus(demo_corpus_path())).start()
+    web = SandboxWeb(pages if pages is not None else load_corpus(demo_corpus_path()), port=port).start()
     try:
         search = SearchSetup.from_sandbox(web)
         if name == "scripted":

@@ -1,4 +1,4 @@
-"""Export a task's report: shareable Markdown (claims with footnoted quotes, a sources table) and
+"""Export a task's report: shareable Markdown (numbered claims with their quotes, a numbered sources list) and
 the machine JSON (the same text as the published ``output/report.json``).
 
 Both read the final report from the task's Memory (read-only), so they work on any finished Web QA
@@ -17,11 +17,6 @@ from ditto_nb.notebook.memory_view import TaskView
 from ditto_nb.patterns.common import report_json_text
 
 
-def _cell(value: Any) -> str:
-    """Escape a value for one Markdown table cell."""
-    return str(value if value is not None else "").replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
-
-
 def _claims(view: TaskView, report: dict[str, Any]) -> list[tuple[str, list[dict[str, Any]]]]:
     """``(claim text, citations)``; each citation has quote, origin, final_url, title, fetched_at, sha256."""
     if view.pattern == "web_qa":
@@ -38,28 +33,71 @@ def _conflicts(view: TaskView, report: dict[str, Any]) -> list[tuple[str, list[d
     return [(str(c.get("question", "")), list(c.get("sides", []))) for c in report.get("conflicts", [])]
 
 
+STAND_IN_NOTICE = ("**Stand-in model.** Every model call of this task was answered by the scripted stand-in "
+                   "(`ditto_nb.testing`), a rule-based responder for quick offline runs, not a language model: "
+                   "its answers and verdicts are not research results.")
+"""The banner a report (and a notebook) shows when the scripted model was used."""
+
+_MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_[]<>|#"})
+
+
+def _md(value: Any) -> str:
+    """Inline Markdown text: specials backslash-escaped, newlines as spaces (nothing is cut)."""
+    return str(value if value is not None else "").translate(_MD_SPECIAL).replace("\n", " ")
+
+
+def _ref(value: Any) -> str:
+    """A URL as a Markdown autolink ``<url>``; any other value as escaped text."""
+    text = str(value if value is not None else "")
+    return f"<{text}>" if text.startswith(("https://", "http://")) and not any(ch.isspace() for ch in text) else _md(text)
+
+
 def _failures(view: TaskView, report: dict[str, Any]) -> list[str]:
+    """Failure lines, already Markdown."""
     if view.pattern == "web_qa":
-        return [f"{f['stage']}: {f['source']} — {f['failure']}" for f in report.get("failures", [])]
-    return [f"{f.get('kind')}: {f.get('source')} — {f.get('error')}" for f in report.get("failures", [])]
+        return [f"{_md(f['stage'])}: {_ref(f['source'])} — {_md(f['failure'])}" for f in report.get("failures", [])]
+    return [f"{_md(f.get('kind'))}: {_ref(f.get('source'))} — {_md(f.get('error'))}" for f in report.get("failures", [])]
 
 
 def _omissions(report: dict[str, Any]) -> list[str]:
-    lines = [f"URL not read: {o['url']} ({o['reason']})" for o in report.get("omitted_urls", [])]
-    lines += [f"evidence left out: {o.get('chunk_id')} from {o.get('final_url', '?')} ({o.get('reason')})"
+    """Omission lines, already Markdown."""
+    lines = [f"URL not read: {_ref(o['url'])} ({_md(o['reason'])})" for o in report.get("omitted_urls", [])]
+    lines += [f"evidence left out: {_md(o.get('chunk_id'))} from {_ref(o.get('final_url', '?'))} ({_md(o.get('reason'))})"
               for o in report.get("omitted", [])]
     missing = (report.get("selection") or {}).get("missing", []) if "selection" in report else report.get("unknowns", [])
-    lines += [f"not established: {m}" for m in missing]
+    lines += [f"not established: {_md(m)}" for m in missing]
     return lines
+
+
+class _Sources:
+    """Numbered sources, one per cited page (mirrors keep their own number)."""
+
+    def __init__(self) -> None:
+        self.pages: dict[tuple[str, str], dict[str, Any]] = {}
+
+    def number(self, cite: dict[str, Any]) -> int | None:
+        if not all(cite.get(k) for k in ("final_url", "sha256", "fetched_at")):
+            return None
+        key = (str(cite["final_url"]), str(cite["sha256"]))
+        if key not in self.pages:
+            self.pages[key] = cite
+        return list(self.pages).index(key) + 1
+
+    def lines(self) -> list[str]:
+        return [f"{n}. **{_md(c.get('title') or '(untitled)')}** — <{c['final_url']}> — retrieved {c['fetched_at']} "
+                f"— SHA-256 `{c['sha256']}`" for n, c in enumerate(self.pages.values(), 1)]
 
 
 def render_report_markdown(task: TaskRef) -> str:
     """Render the task's final report as shareable Markdown.
 
-    Layout: the question; status and answer (research: summary, status and stop reason); claims,
-    each followed by footnote markers whose footnotes hold the exact quote and its source; conflicts
-    (both sides, unresolved); a sources table (URL, title, retrieval time UTC, SHA-256 of the raw
-    HTML); failures and omissions. Footnotes use the Markdown footnote syntax ``[^n]``.
+    Plain CommonMark (no footnotes, no tables), so it renders the same in JupyterLab, on GitHub and
+    in any Markdown viewer. Layout: the question; a stand-in banner when the scripted model answered
+    (:data:`STAND_IN_NOTICE`); status and answer (research: stop reason, goal, summary); numbered
+    claims, each followed by its exact quotes with source numbers ``[n]``; conflicts (unresolved,
+    both sides); a numbered **Sources** list — one line per cited page (a mirror is its own source)
+    with title, URL, retrieval time (UTC) and the full SHA-256 of the raw HTML; failures and
+    omissions. Nothing is shortened.
 
     Args:
         task: the task directory (or view).
@@ -70,53 +108,50 @@ def render_report_markdown(task: TaskRef) -> str:
     Raises:
         ConfigError: the task has no report yet.
     """
+    from ditto_nb.notebook.quotes import uses_stand_in
+
     view = as_view(task)
     report = view.report
     if report is None:
         raise ConfigError(f"{view.directory}: the task has no report yet; run it to the report stage first")
-    notes: list[str] = []
-    sources: dict[str, dict[str, Any]] = {}
+    sources = _Sources()
 
-    def footnote(cite: dict[str, Any]) -> str:
-        sources.setdefault(str(cite["sha256"]), cite)
-        notes.append(f'[^{len(notes) + 1}]: "{cite["quote"]}" — {cite.get("title") or cite["final_url"]}, '
-                     f'<{cite["final_url"]}> ({cite["origin"]}), retrieved {cite["fetched_at"]}')
-        return f"[^{len(notes)}]"
+    def ref(cite: dict[str, Any]) -> str:
+        n = sources.number(cite)
+        return f"[{n}]" if n is not None else f"<{cite.get('final_url') or cite.get('origin', '')}>"
 
-    lines = [f"# {report['question']}", ""]
+    lines = [f"# {_md(report['question'])}", ""]
+    if uses_stand_in(view):
+        lines += [f"> {STAND_IN_NOTICE}", ""]
     if view.pattern == "web_qa":
         answer = report.get("answer") or {}
-        lines += [f"**Status:** {answer.get('status')}", "", str(answer.get("text", "")), ""]
+        lines += [f"**Status:** {answer.get('status')}", "", _md(answer.get("text", "")), ""]
     else:
         lines += [f"**Status:** {report.get('status')} (stop reason: {report.get('stop_reason')})", "",
-                  f"**Goal:** {report.get('goal', '')}", "", str(report.get("summary", "")), ""]
+                  f"**Goal:** {_md(report.get('goal', ''))}", "", _md(report.get("summary", "")), ""]
     claims = _claims(view, report)
     if claims:
         lines += ["## Claims", ""]
         for n, (text, cites) in enumerate(claims, 1):
-            lines.append(f"{n}. {text}" + "".join(footnote(c) for c in cites))
+            refs = [ref(c) for c in cites]
+            lines.append(f"{n}. {_md(text)} " + " ".join(dict.fromkeys(refs)))
+            indent = " " * len(f"{n}. ")
+            lines += [f'{indent}- "{_md(c["quote"])}" {r}' for c, r in zip(cites, refs)]
         lines.append("")
     conflicts = _conflicts(view, report)
     if conflicts:
         lines += ["## Conflicts (unresolved)", ""]
         for topic, sides in conflicts:
-            lines.append(f"- {topic}: " + ", ".join(
-                f'"{s["quote"]}" ({s.get("origin", "")})' for s in sides))
+            lines.append(f"- {_md(topic)}: " + "; ".join(f'"{_md(s["quote"])}" {ref(s)}' for s in sides))
         lines.append("")
-    if sources:
-        lines += ["## Sources", "", "| # | URL | Title | Retrieved (UTC) | SHA-256 |", "|---|---|---|---|---|"]
-        for n, cite in enumerate(sources.values(), 1):
-            lines.append(f"| {n} | {_cell(cite['final_url'])} | {_cell(cite.get('title'))} | "
-                         f"{_cell(cite['fetched_at'])} | `{cite['sha256']}` |")
-        lines.append("")
+    if sources.pages:
+        lines += ["## Sources", ""] + sources.lines() + [""]
     failures, omissions = _failures(view, report), _omissions(report)
     if failures:
         lines += ["## Failures", ""] + [f"- {f}" for f in failures] + [""]
     if omissions:
         lines += ["## Omissions", ""] + [f"- {o}" for o in omissions] + [""]
-    lines += [f"_Generated {report.get('generated_at')}; task {report.get('task_id') or report.get('id')}._", ""]
-    if notes:
-        lines += notes + [""]
+    lines += [f"_Generated {report.get('generated_at')}; task {_md(report.get('task_id') or report.get('id'))}._", ""]
     return "\n".join(lines)
 
 
@@ -163,4 +198,4 @@ def export_json(task_dir: str | os.PathLike[str], path: str | os.PathLike[str]) 
     return out
 
 
-__all__ = ["export_json", "export_markdown", "render_report_markdown"]
+__all__ = ["STAND_IN_NOTICE", "export_json", "export_markdown", "render_report_markdown"]

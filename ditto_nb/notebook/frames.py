@@ -18,8 +18,8 @@ from typing import Any
 import pandas as pd
 
 from ditto_nb.errors import SnapshotCorrupted
-from ditto_nb.evidence import chunks_from_page
 from ditto_nb.notebook.memory_view import TaskView, load_task
+from ditto_nb.notebook.quotes import citations, page_chunk_id, page_paragraphs
 from ditto_nb.web.snapshots import SnapshotStore
 
 TaskRef = str | os.PathLike[str] | TaskView
@@ -28,8 +28,10 @@ TaskRef = str | os.PathLike[str] | TaskView
 QUERY_PLAN_COLUMNS = ["round", "index", "query", "source"]
 SEARCH_HITS_COLUMNS = ["query", "rank", "title", "url", "origin", "snippet", "discovery_only"]
 PAGES_COLUMNS = ["url", "final_url", "status", "failure", "title", "fetched_at", "sha256", "paragraphs", "bytes"]
-EVIDENCE_COLUMNS = ["chunk_id", "origin", "paragraph_index", "start", "end", "text", "quote", "selected", "reason"]
-CLAIMS_COLUMNS = ["claim", "status", "quotes", "origins", "quotes_verified", "grounded", "grounding", "cross_check"]
+EVIDENCE_COLUMNS = ["chunk_id", "page_chunk_id", "origin", "title", "final_url", "mirror_of", "paragraph_index",
+                    "start", "end", "text", "quote", "selected", "reason"]
+CLAIMS_COLUMNS = ["claim", "status", "quotes", "origins", "titles", "links", "chunks", "quotes_verified", "grounded",
+                  "grounding", "cross_check"]
 BUDGET_COLUMNS = ["budget", "used", "limit", "scope"]
 FAILURES_COLUMNS = ["kind", "source", "failure", "error"]
 OMITTED_COLUMNS = ["url", "reason", "round"]
@@ -173,16 +175,10 @@ def _read_pages(view: TaskView) -> list[dict[str, Any]]:
 
 
 def _cited(view: TaskView) -> dict[str, dict[str, Any]]:
-    """First citation per chunk id in the report: ``{chunk_id: {"quote", "start", "end"}}``."""
-    report = view.report or {}
+    """First citation per page chunk id in the report: ``{"<chunk_id>@<final_url>": citation}``."""
     cited: dict[str, dict[str, Any]] = {}
-    if view.pattern == "web_qa":
-        for claim in (report.get("answer") or {}).get("claims", []):
-            for c in claim.get("citations", []):
-                cited.setdefault(str(c["chunk_id"]), c)
-    else:
-        for c in report.get("conclusions", []):
-            cited.setdefault(str(c["chunk_id"]), c)
+    for c in citations(view):
+        cited.setdefault(page_chunk_id(str(c["chunk_id"]), str(c["final_url"])), c)
     return cited
 
 
@@ -191,21 +187,16 @@ def _web_qa_evidence(view: TaskView) -> list[dict[str, Any]]:
     candidates = {c["chunk_id"] for c in (selected_stage or {}).get("candidates", [])}
     chosen = set((selected_stage or {}).get("selected", []))
     rows: list[dict[str, Any]] = []
-    seen: set[str] = set()
-    for page in _read_pages(view):
-        for chunk in chunks_from_page(page):
-            if chunk.chunk_id in seen:
-                continue
-            seen.add(chunk.chunk_id)
-            if selected_stage is None:
-                selected, reason = None, "selection not run yet"
-            elif chunk.chunk_id in chosen:
-                selected, reason = True, ""
-            elif chunk.chunk_id in candidates:
-                selected, reason = False, "not selected by the model"
-            else:
-                selected, reason = False, "not a candidate (low overlap with question and queries)"
-            rows.append({**chunk.model_dump(), "selected": selected, "reason": reason})
+    for para in page_paragraphs(view):
+        if selected_stage is None:
+            selected, reason = None, "selection not run yet"
+        elif para.chunk_id in chosen:
+            selected, reason = True, ""
+        elif para.chunk_id in candidates:
+            selected, reason = False, "not selected by the model"
+        else:
+            selected, reason = False, "not a candidate (low overlap with question and queries)"
+        rows.append({**vars(para), "selected": selected, "reason": reason})
     return rows
 
 
@@ -238,7 +229,12 @@ def evidence_frame(task: TaskRef) -> pd.DataFrame:
         task: the task directory (or view).
 
     Returns:
-        Columns ``chunk_id`` (``<sha256[:12]>:<paragraph index>``), ``origin``, ``paragraph_index``
+        One row per paragraph *of each page* (mirror pages keep their own rows and attribution).
+        Columns ``chunk_id`` (``<sha256[:12]>:<paragraph index>``, content-addressed, shared by
+        mirrors), ``page_chunk_id`` (``<chunk_id>@<final_url>``, see
+        :func:`~ditto_nb.notebook.quotes.page_chunk_id`), ``origin``, ``title``, ``final_url``,
+        ``mirror_of`` (final URL of the first page with the same content, else None: mirrors
+        count once), ``paragraph_index``
         (0-based), ``start``/``end`` (character offsets ``[start, end)`` of the cited quote in the
         paragraph, None when not cited), ``text`` (normalized paragraph), ``quote`` (the cited
         quote or None), ``selected`` (True/False; None before the selection/report) and
@@ -249,7 +245,9 @@ def evidence_frame(task: TaskRef) -> pd.DataFrame:
     rows = _web_qa_evidence(view) if view.pattern == "web_qa" else _research_evidence(view)
     cited = _cited(view)
     for row in rows:
-        c = cited.get(str(row.get("chunk_id")))
+        if row.get("final_url") and not row.get("page_chunk_id"):
+            row["page_chunk_id"] = page_chunk_id(str(row["chunk_id"]), str(row["final_url"]))
+        c = cited.get(str(row.get("page_chunk_id")))
         row.update(quote=c.get("quote") if c else None, start=c.get("start") if c else None,
                    end=c.get("end") if c else None)
     return frame(rows, EVIDENCE_COLUMNS, ints=("paragraph_index", "start", "end"))
@@ -264,7 +262,9 @@ def claims_frame(task: TaskRef) -> pd.DataFrame:
     Returns:
         Columns ``claim``, ``status`` (Web QA: the answer status; research: the coverage status of
         the claim's sub-question), ``quotes`` (list of exact quotes), ``origins`` (list of distinct
-        origins quoted), ``quotes_verified`` (bool), ``grounded`` (the grounding/review verdict),
+        origins quoted), ``titles`` / ``links`` (distinct page titles / final URLs cited),
+        ``chunks`` (page chunk ids cited, one per quote; pass one to
+        :func:`~ditto_nb.notebook.quotes.show_quote`), ``quotes_verified`` (bool), ``grounded`` (the grounding/review verdict),
         ``grounding`` (the reviewer's reason or problems) and ``cross_check`` (True/False, None
         when not requested). Empty before the report.
     """
@@ -282,6 +282,9 @@ def claims_frame(task: TaskRef) -> pd.DataFrame:
                 "claim": claim.get("claim"), "status": answer.get("status"),
                 "quotes": [c["quote"] for c in cites],
                 "origins": list(dict.fromkeys(c["origin"] for c in cites)),
+                "titles": list(dict.fromkeys(c.get("title") or "" for c in cites)),
+                "links": list(dict.fromkeys(c["final_url"] for c in cites)),
+                "chunks": [page_chunk_id(c["chunk_id"], c["final_url"]) for c in cites],
                 "quotes_verified": check.get("quotes_verified"), "grounded": check.get("grounded"),
                 "grounding": check.get("grounding_reason", ""), "cross_check": check.get("cross_check_passed"),
             })
@@ -291,7 +294,9 @@ def claims_frame(task: TaskRef) -> pd.DataFrame:
         for c in report.get("conclusions", []):
             rows.append({
                 "claim": c.get("statement"), "status": status.get(int(c.get("index", 0))),
-                "quotes": [c["quote"]], "origins": [c["origin"]], "quotes_verified": True,
+                "quotes": [c["quote"]], "origins": [c["origin"]], "titles": [c.get("title") or ""],
+                "links": [c["final_url"]], "chunks": [page_chunk_id(c["chunk_id"], c["final_url"])],
+                "quotes_verified": True,
                 "grounded": bool(review.get("ok")), "grounding": "; ".join(review.get("problems", [])),
                 "cross_check": None,
             })

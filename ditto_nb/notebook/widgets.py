@@ -28,7 +28,12 @@ def validation_message(exc: ValidationError) -> str:
     Returns:
         The message text.
     """
-    return "\n".join(f"{'.'.join(map(str, e['loc'])) or 'request'}: {e['msg']}" for e in exc.errors())
+    lines = []
+    for e in exc.errors():
+        loc = list(dict.fromkeys(map(str, e["loc"])))  # ("allowed_origins", "allowed_origins") → one name
+        message = str(e["msg"]).removeprefix("Value error, ")
+        lines.append(f"{'.'.join(loc) or 'request'}: {message}")
+    return "\n".join(lines)
 
 
 def _widget_for(name: str, value: Any, description: str) -> widgets.ValueWidget:
