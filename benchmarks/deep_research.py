@@ -93,8 +93,8 @@ async def _one(web: SandboxWeb, config: Any, model: dict[str, str], topic: str, 
     statuses = [row["status"] for row in report.coverage]
     return {
         "topic": topic[:48], "rounds": len(report.rounds),
-        "searches": report.budgets["searches"]["used"], "reads": report.budgets["reads"]["used"],
-        "model_calls": report.budgets["model_calls"]["used"], "seconds": round(time.perf_counter() - started, 2),
+        "searches": report.budgets["search"]["used"], "reads": report.budgets["read"]["used"],
+        "model_calls": report.budgets["model"]["used"], "seconds": round(time.perf_counter() - started, 2),
         "covered": statuses.count("covered"), "gap": statuses.count("gap"), "conflict": statuses.count("conflict"),
         "stop_reason": report.stop_reason,
     }

@@ -69,9 +69,9 @@ async def research_topic(q: Question, target: WikiTarget, config: RuntimeConfig,
                              and report.sub_questions[i - 1].lower()[:40] in unknown_text)
         withheld = getattr(report, "withheld", None)
         row |= {"stop_reason": report.stop_reason, "rounds": len(report.rounds),
-                "calls": report.budgets.get("model_calls", {}).get("used"),
-                "searches": report.budgets.get("searches", {}).get("used"),
-                "reads": report.budgets.get("reads", {}).get("used"),
+                "calls": report.budgets.get("model", {}).get("used"),
+                "searches": report.budgets.get("search", {}).get("used"),
+                "reads": report.budgets.get("read", {}).get("used"),
                 "published": len(report.conclusions), "withheld": len(withheld) if withheld is not None else None,
                 "supported": sum(supported), "covered_and_unknown": contradictions,
                 "gold_in_summary": contains(report.summary, q.answer)

@@ -39,7 +39,8 @@ Tree::
         ├── UngroundedAnswer             the answer failed grounding even after one repair
         ├── SearchFailed                 every search of the stage failed
         ├── ReadFailed                   every page read of the stage failed
-        └── PublishFailed                output could not be written, or differs from what is there
+        ├── PublishFailed                output could not be written, or differs from what is there
+        └── ReplayMismatch               a ledger row records another dispatch than replay asks for
 """
 
 from __future__ import annotations
@@ -260,6 +261,14 @@ class ReadFailed(TaskError):
 
 class PublishFailed(TaskError):
     """The report could not be written, or a different report is already published."""
+
+
+class ReplayMismatch(TaskError):
+    """On replay, the ledger row under a dispatch key records a different kind or name (purpose,
+    query or URL) than the plan now asks for: the task's history and the code disagree. Nothing
+    is re-dispatched silently (DBOS checks a step's recorded name the same way)."""
+
+    help = "Start a new task (new id or directory); this one was written by different code or data."
 
 
 __all__ = [name for name, value in globals().items() if isinstance(value, type) and issubclass(value, DittoError)]

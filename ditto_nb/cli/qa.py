@@ -285,8 +285,7 @@ def show(
     """Show a task: status, answer, claims with quotes, URL, paragraph and citations (or its checkpoint)."""
     with cli_errors():
         if task_pattern(directory) == "deep_research":
-            markdown = directory / "output" / "report.md"
-            typer.echo(markdown.read_text(encoding="utf-8") if markdown.is_file() else "deep research task: no report yet")
+            typer.echo(_research_summary(directory))
             return
         task = read_cli_task(directory)
         published = report_path(directory)
@@ -304,20 +303,30 @@ def show(
 
 
 async def _stored_stages(directory: Path, task: CliTask) -> dict[str, Any]:
-    """``{stage: output}`` persisted in the task's Memory (read-only look; no lock needed)."""
-    from ditto_nb.patterns.common import STAGE_PREFIX
+    """``{stage: output}`` persisted in the task's Memory (through the read-only TaskView)."""
+    from ditto_nb.patterns.common import STAGE_PREFIX, load_task
     from ditto_nb.patterns.web_qa import WebQaRequest
-    from ditto_nb.workers import open_task_store
 
     if not (directory / "memory.sqlite3").is_file():
         return {}
-    store = open_task_store(directory)
-    try:
-        await store.setup()
-        rows = await store.items(WebQaRequest.parse(task.request).namespace, STAGE_PREFIX)
-    finally:
-        await store.close()
-    return {key[len(STAGE_PREFIX):]: value for key, value in rows}
+    view = load_task(directory, WebQaRequest.parse(task.request).namespace)
+    return dict(view.prefixed(STAGE_PREFIX))
+
+
+def _research_summary(directory: Path) -> str:
+    """The research report as Markdown, or where the task stands (through the TaskView)."""
+    from ditto_nb.patterns.common import load_task
+    from ditto_nb.patterns.deep_research.report import render_markdown
+
+    if not (directory / "memory.sqlite3").is_file():
+        return "deep research task: not started yet"
+    view = load_task(directory)
+    if view.report is not None:
+        return render_markdown(view.report).rstrip("\n")
+    rounds = len(view.prefixed("stage/round/"))
+    used = ", ".join(f"{name} {count}" for name, count in view.budgets().items())
+    return (f"deep research task: no report yet (plan {'done' if view.stage('plan') else 'pending'}, "
+            f"{rounds} round(s) done; budgets used: {used})\ncontinue with: ditto-nb resume {directory}")
 
 
 def register(app: typer.Typer) -> None:

@@ -22,7 +22,8 @@ import typer
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ditto_nb.errors import ConfigError, DittoError, LoopCancelled, ToolFailed
-from ditto_nb.runtime.config import ModelSelection, RuntimeConfig, load_runtime_config
+from ditto_nb.runtime.config import RuntimeConfig, load_runtime_config
+from ditto_nb.runtime.model_choice import resolve_model
 from ditto_nb.runtime.loop import OnGraph
 
 TASK_FILE = "task.json"
@@ -160,15 +161,14 @@ def load_config(path: str | None) -> RuntimeConfig:
 
 
 def select_model(config: RuntimeConfig, provider: str | None, model: str | None) -> tuple[RuntimeConfig, str, str]:
-    """Choose provider and model, and make them the configuration's default.
-
-    The default is what :func:`ditto_nb.patterns.common.open_task_app` prepares (a provider with
-    ``launch`` gets its local llama.cpp server), so the chosen one is the one started.
+    """Choose provider and model (:func:`ditto_nb.runtime.model_choice.resolve_model`, the one
+    resolver and its precedence), and make them the configuration's default, so the local server
+    started is the one called.
 
     Args:
         config: the loaded configuration.
         provider: a key of ``config.providers`` (None: ``model.provider``).
-        model: model name (None: the provider's ``model``, else ``model.model``).
+        model: model name (None: ``model.model`` when it names this provider, else the provider's).
 
     Returns:
         ``(config, provider, model)``.
@@ -176,12 +176,8 @@ def select_model(config: RuntimeConfig, provider: str | None, model: str | None)
     Raises:
         ConfigError: unknown provider.
     """
-    name = provider or config.model.provider
-    if name not in config.providers:
-        known = ", ".join(sorted(config.providers))
-        raise ConfigError(f"unknown provider {name!r}; configured providers: {known}")
-    chosen = model or config.providers[name].model or config.model.model
-    return config.model_copy(update={"model": ModelSelection(provider=name, model=chosen)}), name, chosen
+    resolved = resolve_model(config, provider, model)
+    return resolved.config, resolved.provider, resolved.model
 
 
 def without_launch(config: RuntimeConfig, provider: str) -> RuntimeConfig:

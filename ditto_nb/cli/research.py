@@ -16,7 +16,7 @@ from typing import Any
 import typer
 
 from ditto_nb.cli.paths import check_task_dir
-from ditto_nb.errors import ConfigError, DittoError
+from ditto_nb.errors import DittoError
 from ditto_nb.patterns.common import SearchSetup
 from ditto_nb.patterns.deep_research import (
     ModelChoice,
@@ -29,19 +29,9 @@ from ditto_nb.patterns.deep_research import (
     resume_research,
     run_research,
 )
-from ditto_nb.runtime.config import RuntimeConfig, load_runtime_config
+from ditto_nb.runtime.config import load_runtime_config
+from ditto_nb.runtime.model_choice import resolve_model
 from ditto_nb.web.policy import origin_of
-
-
-def _model(config: RuntimeConfig, provider: str | None, model: str | None) -> ModelChoice:
-    name = provider or (config.model.provider if config.model else None)
-    if not name:
-        raise ConfigError("no model provider: pass --provider or set model.provider in ditto.yaml")
-    chosen = model or (config.model.model if config.model and config.model.provider == name else None)
-    chosen = chosen or config.provider(name).model
-    if not chosen:
-        raise ConfigError(f"no model for provider {name!r}: pass --model")
-    return ModelChoice(provider=name, model=chosen)
 
 
 def _print(result: ResearchReport | dict[str, Any]) -> None:
@@ -114,12 +104,14 @@ def register(app: typer.Typer) -> None:
                 "max_read_pages": max_read_pages, "max_model_calls": max_model_calls,
                 "research_seconds": research_seconds,
             })
-            choice = _model(config, provider, model)
+            # One resolver: the provider whose local server open_research starts is the one called.
+            resolved = resolve_model(config, provider, model)
+            choice = ModelChoice(provider=resolved.provider, model=resolved.model)
             create_task(task_dir, request)
             remember_model(task_dir, choice)
 
             async def go() -> ResearchReport | dict[str, Any]:
-                app_ = await open_research(task_dir, request, config, search)
+                app_ = await open_research(task_dir, request, resolved.config, search)
                 try:
                     return await run_research(app_.runtime, {"request": request, "model": choice.model_dump()},
                                               stop_after=stop_after)  # type: ignore[arg-type]

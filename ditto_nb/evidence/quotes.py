@@ -6,6 +6,16 @@ quote is matched literally, so it never bridges omitted text: a quote ``"is ... 
 ``"is not safe"`` is rejected. Leading or trailing ellipses and surrounding quotation marks are
 trimmed first (they bridge nothing). Offsets are character offsets ``[start, end)`` into the
 normalized paragraph text, never HTML source positions.
+
+THE rule, used by both patterns (``verify_quote``; issue 11 made it one):
+
+1. normalize, trim edge ellipses and quotation marks (:func:`clean_quote`);
+2. the quote must be found in the chunk the citation *names* — never re-attributed to another
+   chunk that happens to contain it;
+3. if not found, and only then, ONE run of trailing ``.``, ``,``, ``;`` or ``:`` is dropped and
+   the rest must be found exactly (a sentence cut from a longer one often gains a final period);
+   nothing else is forgiven, a paraphrase never passes;
+4. the recorded quote is the matched text, so ``paragraph[start:end] == quote`` always holds.
 """
 
 from __future__ import annotations
@@ -15,6 +25,9 @@ from dataclasses import dataclass
 
 from ditto_nb.evidence.chunks import Chunk
 from ditto_nb.text import normalize_text
+
+_TRAILING_PUNCTUATION = ".,;: "
+"""Forgiven once at the end of a quote that is not found as written (rule 3)."""
 
 _EDGE_MARKS = ("...", "\u2026", '"', "\u201c", "\u201d", "'", "\u2018", "\u2019")
 
@@ -102,7 +115,7 @@ def locate_quote(quote: str, paragraphs: Sequence[str]) -> QuoteLocation | None:
 
 
 def verify_quote(chunk_id: str, quote: str, chunks: Mapping[str, Chunk]) -> QuoteCheck:
-    """Verify one quote against the cited chunk only.
+    """Verify one quote against the cited chunk only (THE rule: see the module docstring).
 
     Args:
         chunk_id: the cited chunk id.
@@ -113,11 +126,15 @@ def verify_quote(chunk_id: str, quote: str, chunks: Mapping[str, Chunk]) -> Quot
         A :class:`QuoteCheck`; ``location.paragraph_index`` is the chunk's paragraph index.
     """
     chunk = chunks.get(chunk_id)
-    if not clean_quote(quote):
+    if not any(ch.isalnum() for ch in clean_quote(quote)):
         return QuoteCheck(chunk_id=chunk_id, quote=quote, ok=False, reason="empty-quote", chunk=chunk)
     if chunk is None:
         return QuoteCheck(chunk_id=chunk_id, quote=quote, ok=False, reason="unknown-chunk")
     found = locate_quote(quote, [chunk.text])
+    if found is None:
+        shortened = clean_quote(quote).rstrip(_TRAILING_PUNCTUATION).rstrip()
+        if shortened and any(ch.isalnum() for ch in shortened):
+            found = locate_quote(shortened, [chunk.text])
     if found is None:
         return QuoteCheck(chunk_id=chunk_id, quote=quote, ok=False, reason="not-found", chunk=chunk)
     location = QuoteLocation(

@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ditto_nb.patterns.common import SearchSetup
-from ditto_nb.runtime.config import ModelSelection, RuntimeConfig, load_runtime_config
+from ditto_nb.runtime.config import RuntimeConfig, load_runtime_config
+from ditto_nb.runtime.model_choice import resolve_model
 from ditto_nb.sandbox import SandboxPage, SandboxWeb, demo_corpus_path, load_corpus
 from ditto_nb.testing import ScriptedModel, scripted_runtime_config
 
@@ -210,9 +211,8 @@ def open_notebook_env(
                                scripted, responder)
         if name not in config.providers:
             raise ConfigError(f"unknown notebook provider {name!r}; use scripted or one of {sorted(config.providers)}")
-        model = config.providers[name].model or (config.model.model if config.model else "") or name
-        cfg = config.model_copy(update={"model": ModelSelection(provider=name, model=model)})
-        return NotebookEnv(name, cfg, web, search, {"provider": name, "model": model})
+        resolved = resolve_model(config, name)
+        return NotebookEnv(name, resolved.config, web, search, resolved.selection())
     except BaseException:
         web.close()
         raise

@@ -312,8 +312,8 @@ def budget_frame(task: TaskRef) -> pd.DataFrame:
         task: the task directory (or view).
 
     Returns:
-        Columns ``budget`` (Web QA: ``model``, ``search``, ``read``; research: ``searches``,
-        ``reads``, ``model_calls``, ``rounds``), ``used``, ``limit`` and ``scope`` (``task``, or
+        Columns ``budget`` (both patterns: ``model``, ``search``, ``read``; research also
+        ``rounds``), ``used``, ``limit`` and ``scope`` (``task``, or
         ``run`` for Web QA's six model calls per uninterrupted run).
     """
     view = as_view(task)
@@ -324,8 +324,8 @@ def budget_frame(task: TaskRef) -> pd.DataFrame:
                   ("read", req.get("max_pages"), "task")]
         rows = [{"budget": n, "used": used.get(n, 0), "limit": lim, "scope": s} for n, lim, s in limits]
     else:
-        totals = [("searches", req.get("max_searches")), ("reads", req.get("max_read_pages")),
-                  ("model_calls", req.get("max_model_calls"))]
+        totals = [("model", req.get("max_model_calls")), ("search", req.get("max_searches")),
+                  ("read", req.get("max_read_pages"))]
         rows = [{"budget": n, "used": used.get(n, 0), "limit": lim, "scope": "task"} for n, lim in totals]
         rounds = sum(1 for k, _v in view.prefixed("stage/round/"))
         rows.append({"budget": "rounds", "used": rounds, "limit": req.get("max_rounds"), "scope": "task"})

@@ -18,7 +18,7 @@ A MemoryStore holds JSON-serializable values under ``(namespace, key)``. The def
 :class:`TaskLock` gives one process exclusive use of a task directory (``fcntl.flock`` on
 ``<directory>/.lock``); the OS releases it when the holder dies, even by SIGKILL.
 The Memory Worker (``MEMORY.GET`` / ``MEMORY.WRITE``) lives in
-:mod:`ditto_nb.workers.memory_worker` and is re-exported here.
+:mod:`ditto_nb.workers.memory_worker` (import it from ``ditto_nb.workers``; no import cycle).
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ from types import TracebackType
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from ditto_nb.errors import InvalidRequest, StorageError, TaskLocked
+from ditto_nb.workers.memory_migrations import m002_one_ledger
 
 MEMORY_FILE_NAME = "memory.sqlite3"
 """File name of a task directory's SQLite MemoryStore."""
@@ -136,7 +137,7 @@ def _m001_memory_table(db: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_m001_memory_table,)
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_m001_memory_table, m002_one_ledger)
 """Ordered schema migrations; migration *n* (1-based) is recorded as version *n* in
 ``schema_version``. Append only; never reorder or edit an applied migration."""
 
@@ -490,16 +491,12 @@ def _read_pid(fd: int) -> int | None:
         return None
 
 
-from ditto_nb.workers.memory_worker import MemoryWorker, create_memory_worker  # noqa: E402  (re-export)
-
 __all__ = [
     "LOCK_FILE_NAME",
     "MEMORY_FILE_NAME",
     "MIGRATIONS",
     "MemoryStore",
-    "MemoryWorker",
     "SqliteMemoryStore",
     "TaskLock",
-    "create_memory_worker",
     "open_task_store",
 ]

@@ -81,6 +81,20 @@ def test_verify_quote_only_against_cited_chunk() -> None:
     assert ok.location is not None and ok.location.paragraph_index == 1 and ok.location.start == 5
 
 
+def test_the_one_quote_rule_forgives_quote_marks_and_one_final_punctuation_only() -> None:
+    text = "It was designed by engineer Ilse Marrek and completed in 1931, after two floods."
+    chunks = chunks_by_id(chunks_from_page(_page("a.test", [text])))
+    [cid] = list(chunks)
+    check = verify_quote(cid, "\u201cIt was designed by engineer Ilse Marrek and completed in 1931.\u201d", chunks)
+    assert check.ok and check.location is not None
+    assert text[check.location.start:check.location.end] == check.location.quote == (
+        "It was designed by engineer Ilse Marrek and completed in 1931")
+    assert not verify_quote(cid, "It was designed by Ilse Marrek", chunks).ok  # a paraphrase never passes
+    assert not verify_quote(cid, "designed by engineer Ilse Marrek in 1931", chunks).ok
+    assert not verify_quote(cid, "completed in 1931!", chunks).ok  # only . , ; : are forgiven
+    assert verify_quote(cid, " . ", chunks).reason == "empty-quote"
+
+
 def _checks(pages: list[dict[str, object]], quote: str) -> list:
     out = []
     for page in pages:

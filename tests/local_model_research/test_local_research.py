@@ -89,11 +89,11 @@ async def test_local_model_publishes_a_verified_research_report(
     assert report.stop_reason != "clarification"  # the demo topic is specific: it must be researched
     assert report.status in ("complete", "partial")
     assert 1 <= len(report.rounds) <= request.max_rounds
-    assert report.budgets["reads"]["used"] >= 1
+    assert report.budgets["read"]["used"] >= 1
     assert 1 <= len(calls) <= request.max_model_calls
-    assert report.budgets["model_calls"]["used"] <= request.max_model_calls
-    assert report.budgets["searches"]["used"] <= request.max_searches
-    assert report.budgets["reads"]["used"] <= request.max_read_pages
+    assert report.budgets["model"]["used"] <= request.max_model_calls
+    assert report.budgets["search"]["used"] <= request.max_searches
+    assert report.budgets["read"]["used"] <= request.max_read_pages
     assert len(report.rounds) <= request.max_rounds
     published = json.loads((task_dir / "output" / "report.json").read_text(encoding="utf-8"))
     assert ResearchReport.model_validate(published) == report

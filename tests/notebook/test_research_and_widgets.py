@@ -41,7 +41,7 @@ async def test_coverage_frame_per_round(tmp_path: Path, sandbox_factory: Any, sc
     assert rounds["covered"].tolist() == [1, 2] and rounds["gaps"].tolist() == [1, 0]
     summary = stop_reason_summary(task)
     assert summary["stop_reason"] == "coverage-complete" and summary["rounds"] == 2 and summary["gaps"] == []
-    assert summary["budgets"]["model_calls"]["used"] >= 4
+    assert summary["budgets"]["model"]["used"] >= 4
     assert "#d4edda" in style_coverage(cov).to_html()
     text = export_markdown(task, tmp_path / "r.md").read_text(encoding="utf-8")
     assert "stop reason: coverage-complete" in text and "## Sources" in text and "was born in Kessendorf" in text

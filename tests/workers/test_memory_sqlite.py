@@ -19,7 +19,8 @@ import pytest
 from ditto_nb.errors import InvalidRequest, StorageError, TaskLocked
 from ditto_nb.runtime.capabilities import MEMORY_GET, MEMORY_WRITE
 from ditto_nb.testing.memory_conformance import run_memory_conformance
-from ditto_nb.workers.memory import MIGRATIONS, SqliteMemoryStore, TaskLock, create_memory_worker, open_task_store
+from ditto_nb.workers import create_memory_worker
+from ditto_nb.workers.memory import MIGRATIONS, SqliteMemoryStore, TaskLock, open_task_store
 
 WRITERS = 50
 

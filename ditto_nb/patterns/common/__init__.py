@@ -5,7 +5,8 @@ Stable public API:
 - binding: :class:`TaskScope`, :func:`binding_for`, :func:`check_binding`, :func:`fingerprint`,
   :func:`canonical_json`
 - ledger (graph-node builders; plans do no I/O): :func:`add_ledgered_call`,
-  :func:`add_stage_commit` / :class:`StageCommit`, :func:`reusable`, :func:`run_step`,
+  :func:`add_stage_commit` / :class:`StageCommit`, :class:`Ledger` (replay: reuse, key/name
+  check, budgets), :func:`check_replay`, :data:`COUNTERS`, :func:`run_step`,
   :func:`unwrap_tool_error`, :func:`now_iso`
 - resume: :func:`build_resume_graph`, :func:`read_resume`, :class:`ResumeState`, :func:`used_sources`
 - tools: :func:`build_task_tools`, :func:`check_quotes`; publish: :func:`publish_report`
@@ -23,23 +24,30 @@ from ditto_nb.patterns.common.binding import (
 )
 from ditto_nb.patterns.common.ledger import (
     BUDGET_PREFIX,
+    COUNTERS,
     LEDGER_PREFIX,
     STAGE_PREFIX,
+    Ledger,
     StageCommit,
     add_ledgered_call,
     add_stage_commit,
+    check_replay,
     now_iso,
-    reusable,
     run_step,
     unwrap_tool_error,
 )
 from ditto_nb.patterns.common.publish import publish_report, report_json_text
+from ditto_nb.patterns.common.request import TaskRequest
 from ditto_nb.patterns.common.resume import ResumeState, build_resume_graph, read_resume, used_sources
 from ditto_nb.patterns.common.search import SearchSetup
+from ditto_nb.patterns.common.view import TaskView, load_task
 from ditto_nb.patterns.common.tools import build_task_tools, check_quotes
 
 __all__ = [
     "BUDGET_PREFIX",
+    "COUNTERS",
+    "Ledger",
+    "check_replay",
     "LEDGER_PREFIX",
     "REQUEST_KEY",
     "STAGE_PREFIX",
@@ -47,7 +55,9 @@ __all__ = [
     "SearchSetup",
     "StageCommit",
     "TaskApp",
+    "TaskRequest",
     "TaskScope",
+    "TaskView",
     "add_ledgered_call",
     "add_stage_commit",
     "binding_for",
@@ -57,12 +67,12 @@ __all__ = [
     "check_binding",
     "check_quotes",
     "fingerprint",
+    "load_task",
     "now_iso",
     "open_task_app",
     "publish_report",
     "read_resume",
     "report_json_text",
-    "reusable",
     "run_step",
     "unwrap_tool_error",
     "used_sources",

@@ -1,25 +1,38 @@
-"""Ledger, budget and stage-commit helpers that BUILD graph nodes (plans do no I/O).
+"""The ONE ledgered, budgeted dispatch of both patterns, and the stage-commit node builders.
 
 Memory layout (``docs/PATTERNS.md``): ``ledger/<key>`` one row per budgeted dispatch,
-``budget/<name>`` counters, ``stage/<name>`` a completed stage's output. A ledgered call is four
-nodes of one graph::
+``budget/<kind>`` counters (ONE set of names for both patterns: ``budget/model``,
+``budget/search``, ``budget/read``), ``stage/<name>`` a completed stage's output. A ledgered
+call is four nodes of one graph, in this order::
 
-    <key>:start  MEMORY.WRITE ledger/<key> = {"status": "started", ...}   (before dispatch)
     <key>:charge MEMORY.WRITE budget/<kind> += 1                          (before dispatch)
+    <key>:start  MEMORY.WRITE ledger/<key> = {"kind", "name", "status": "started"}
     <key>        the dispatch itself (INFER / tool)
-    <key>:done   MEMORY.WRITE ledger/<key> = {"status": "done", "output": ...}
+    <key>:done   MEMORY.WRITE ledger/<key> = {"kind", "name", "status": "done", "output": ...}
 
-A crash between ``start`` and ``done`` leaves a ``started`` row: the next run dispatches again
-(and charges again — a crash may over-count, never under-count).
+A crash between ``charge`` and ``done`` leaves a charged counter (and maybe a ``started`` row):
+the next run dispatches again and charges again — a crash may over-count, never under-count;
+counters are only ever incremented, never reset.
+
+On replay, :class:`Ledger` decides per key: a ``done`` row is reused (never re-dispatched) when
+its kind and name match what the plan asks for now (DBOS checks a step's key *and* recorded
+name); a mismatch raises :class:`~ditto_nb.errors.ReplayMismatch`. Rows written before names
+were recorded (deep research before issue 11) are matched by key and kind only. Whether a
+``done`` row that records a *failed* search/read is reused or retried is the pattern's policy
+(:attr:`Ledger.reuse_failed`): deep research freezes a round's URL list, so it reuses them; Web QA
+retries them while the stage is not committed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Generator, Iterable, Mapping
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Literal
 
-from ditto_nb.errors import DittoError, ToolFailed
+from pydantic import BaseModel
+
+from ditto_nb.errors import BudgetExceeded, DittoError, ReplayMismatch, ToolFailed
 from ditto_nb.patterns.common.binding import TaskScope
 from ditto_nb.runtime.capabilities import CONTEXT_LOAD, MEMORY_WRITE
 from ditto_nb.runtime.graph import Graph, graph_step
@@ -27,6 +40,10 @@ from ditto_nb.runtime.graph import Graph, graph_step
 LEDGER_PREFIX = "ledger/"
 BUDGET_PREFIX = "budget/"
 STAGE_PREFIX = "stage/"
+
+DispatchKind = Literal["model", "search", "read"]
+COUNTERS: tuple[DispatchKind, ...] = ("model", "search", "read")
+"""The budget counter names (``budget/<name>``), equal to the ledger row kinds."""
 
 
 def now_iso() -> str:
@@ -45,40 +62,44 @@ def add_ledgered_call(
     input: Any,
     after: Iterable[str] = (),
 ) -> str:
-    """Add the four nodes of one budgeted dispatch to ``g``.
+    """Add the four nodes of one budgeted dispatch to ``g`` (charge → start → dispatch → done).
 
     Args:
         g: the stage graph.
         task: the task's namespace/scope.
         key: ledger key, unique in the task (e.g. ``"model:plan"``, ``"search:0"``); also the id
             of the dispatch node.
-        kind: ``"model"``, ``"search"`` or ``"read"`` (the budget counter name).
+        kind: ``"model"``, ``"search"`` or ``"read"`` (also the budget counter name).
         name: what was dispatched (purpose, query or URL), recorded for replay checks.
         capability: the dispatch node's capability.
         input: the dispatch node's input (value or callable of ``after`` outputs).
-        after: nodes the dispatch depends on (besides its start/charge nodes).
+        after: nodes the charge (and so the dispatch) depends on.
 
     Returns:
-        The id of the ``done`` node (``"<key>:done"``); its dependants can read the dispatch
-        output from node ``key``.
+        The id of the ``done`` node (``"<key>:done"``); the dispatch output is node ``key``'s.
     """
     deps = tuple(after)
-    started = {"kind": kind, "name": name, "status": "started", "at": now_iso()}
-    g.node(f"{key}:start", MEMORY_WRITE, {"namespace": task.namespace, "key": LEDGER_PREFIX + key, "value": started})
     g.node(
         f"{key}:charge",
         MEMORY_WRITE,
         {"namespace": task.namespace, "key": BUDGET_PREFIX + kind, "increment": 1},
+        after=deps,
     )
+
+    def start(_: dict[str, Any]) -> dict[str, Any]:
+        row = {"kind": kind, "name": name, "status": "started", "at": now_iso()}
+        return {"namespace": task.namespace, "key": LEDGER_PREFIX + key, "value": row}
+
+    g.node(f"{key}:start", MEMORY_WRITE, start, after=(f"{key}:charge",))
     if callable(input):
         compute = input
 
         def dispatch_input(outputs: dict[str, Any]) -> Any:
             return compute({dep: outputs[dep] for dep in deps})
 
-        g.node(key, capability, dispatch_input, after=(*deps, f"{key}:start", f"{key}:charge"))
+        g.node(key, capability, dispatch_input, after=(*deps, f"{key}:start"))
     else:
-        g.node(key, capability, input, after=(*deps, f"{key}:start", f"{key}:charge"))
+        g.node(key, capability, input, after=(*deps, f"{key}:start"))
 
     def done(outputs: dict[str, Any]) -> dict[str, Any]:
         row = {"kind": kind, "name": name, "status": "done", "at": now_iso(), "output": outputs[key]}
@@ -86,6 +107,109 @@ def add_ledgered_call(
 
     g.node(f"{key}:done", MEMORY_WRITE, done, after=(key,))
     return f"{key}:done"
+
+
+def check_replay(key: str, row: Mapping[str, Any], kind: str, name: str) -> None:
+    """Refuse to replay a ledger row that records another dispatch.
+
+    Args:
+        key: the ledger key.
+        row: the stored row.
+        kind: the kind the plan asks for now.
+        name: the name (purpose, query or URL) the plan asks for now.
+
+    Raises:
+        ReplayMismatch: the row's ``kind`` differs, or its recorded ``name`` differs (rows
+            without a name, written before names were recorded, are checked by kind only).
+    """
+    if row.get("kind") != kind:
+        raise ReplayMismatch(f"ledger/{key} records a {row.get('kind')!r} dispatch, replay asks for {kind!r}")
+    recorded = row.get("name")
+    if recorded is not None and recorded != name:
+        raise ReplayMismatch(f"ledger/{key} records {recorded!r}, replay asks for {name!r}")
+
+
+@dataclass
+class Ledger:
+    """The ledger and budget counters as read at resume, and the charges of this run (pure data).
+
+    Attributes:
+        rows: ``{key: row}`` without the ``ledger/`` prefix.
+        used: ``{counter: used}`` for :data:`COUNTERS` (task-wide, never reset).
+        limits: ``{counter: limit}``; a counter without a limit is unbounded here.
+        reuse_failed: reuse ``done`` rows that record a failed search/read (policy flag).
+    """
+
+    rows: dict[str, Any] = field(default_factory=dict)
+    used: dict[str, int] = field(default_factory=dict)
+    limits: dict[str, int] = field(default_factory=dict)
+    reuse_failed: bool = False
+
+    @classmethod
+    def from_resume(
+        cls, ledger_rows: Iterable[Any], budget_rows: Iterable[Any], limits: Mapping[str, int] | None = None,
+        *, reuse_failed: bool = False,
+    ) -> Ledger:
+        """Build from the ``ledger`` and ``budget`` outputs of the resume graph.
+
+        Args:
+            ledger_rows: ``[[key, row], ...]`` with the ``ledger/`` prefix.
+            budget_rows: ``[[key, count], ...]`` with the ``budget/`` prefix.
+            limits: per-counter limits.
+            reuse_failed: see the class attribute.
+
+        Returns:
+            The ledger.
+        """
+        rows = {str(k).removeprefix(LEDGER_PREFIX): v for k, v in ledger_rows or []}
+        counts = {str(k).removeprefix(BUDGET_PREFIX): int(v or 0) for k, v in budget_rows or []}
+        used: dict[str, int] = {name: counts.get(name, 0) for name in COUNTERS}
+        return cls(rows=rows, used=used, limits=dict(limits or {}), reuse_failed=reuse_failed)
+
+    def reuse(self, key: str, kind: str, name: str) -> Any | None:
+        """The stored output to reuse for ``key``, or None when it must be dispatched.
+
+        Args:
+            key: the ledger key.
+            kind: ``model``, ``search`` or ``read``.
+            name: purpose, query or URL.
+
+        Returns:
+            The ``output`` of a matching ``done`` row (model calls always; searches and reads
+            when ``output.ok`` or :attr:`reuse_failed`), else None.
+
+        Raises:
+            ReplayMismatch: the row records another kind or name.
+        """
+        row = self.rows.get(key)
+        if not isinstance(row, Mapping):
+            return None
+        check_replay(key, row, kind, name)
+        if row.get("status") != "done":
+            return None
+        output = row.get("output")
+        if kind == "model" or self.reuse_failed:
+            return output
+        return output if isinstance(output, Mapping) and output.get("ok") else None
+
+    def can_charge(self, kind: str) -> bool:
+        """True when one more ``kind`` dispatch fits its limit (always, without a limit)."""
+        limit = self.limits.get(kind)
+        return limit is None or self.used.get(kind, 0) < limit
+
+    def charge(self, kind: str) -> None:
+        """Count one dispatch of ``kind`` planned by this run (the graph charges Memory).
+
+        Raises:
+            BudgetExceeded: the counter is at its limit.
+        """
+        if not self.can_charge(kind):
+            raise BudgetExceeded(f"{kind} budget of {self.limits[kind]} would be exceeded")
+        self.used[kind] = self.used.get(kind, 0) + 1
+
+    def budgets(self) -> dict[str, dict[str, int]]:
+        """``{counter: {"used", "limit"}}`` for every limited counter."""
+        return {name: {"used": self.used.get(name, 0), "limit": limit} for name, limit in self.limits.items()}
 
 
 class StageCommit:
@@ -125,6 +249,7 @@ def add_stage_commit(
     value: Callable[[dict[str, Any]], Any],
     after: Iterable[str],
     context: Callable[[Any], Mapping[str, Any]] | None = None,
+    output: type[BaseModel] | None = None,
 ) -> StageCommit:
     """Add the nodes that persist a completed stage and update the Context.
 
@@ -138,6 +263,8 @@ def add_stage_commit(
         value: computes the JSON stage output from ``{dep: output}`` of ``after``.
         after: nodes whose outputs ``value`` needs.
         context: maps the stage output to Context fields (``stage`` is always added).
+        output: the stage's pydantic output model; the computed value is validated by it and
+            its JSON dump is what is committed (and what :attr:`StageCommit.value` holds).
 
     Returns:
         A :class:`StageCommit`; read ``.value`` after the graph ran.
@@ -147,6 +274,8 @@ def add_stage_commit(
 
     def write(outputs: dict[str, Any]) -> dict[str, Any]:
         computed = value(outputs)
+        if output is not None:
+            computed = output.model_validate(computed).model_dump(mode="json")
         commit._store(computed)
         return {"namespace": task.namespace, "key": STAGE_PREFIX + stage, "value": computed}
 
@@ -159,26 +288,6 @@ def add_stage_commit(
 
     g.node(f"context:{stage}", CONTEXT_LOAD, update, after=(commit.node_id,))
     return commit
-
-
-def reusable(row: Mapping[str, Any] | None) -> bool:
-    """True when a ledger row holds a finished dispatch that must be reused, not re-dispatched.
-
-    Model calls are reused once ``done``. Searches and reads are reused once ``done`` with
-    ``output.ok``; a recorded failure is retried by a later run while its stage is not committed.
-
-    Args:
-        row: the ledger row (or None).
-
-    Returns:
-        Whether to reuse ``row["output"]``.
-    """
-    if not row or row.get("status") != "done":
-        return False
-    if row.get("kind") == "model":
-        return True
-    output = row.get("output")
-    return isinstance(output, Mapping) and bool(output.get("ok"))
 
 
 def unwrap_tool_error(error: ToolFailed) -> BaseException:
@@ -220,12 +329,15 @@ def run_step(g: Graph) -> Generator[Any, Any, dict[str, Any]]:
 
 __all__ = [
     "BUDGET_PREFIX",
+    "COUNTERS",
+    "DispatchKind",
+    "Ledger",
+    "check_replay",
     "LEDGER_PREFIX",
     "STAGE_PREFIX",
     "add_ledgered_call",
     "add_stage_commit",
     "now_iso",
-    "reusable",
     "run_step",
     "StageCommit",
     "unwrap_tool_error",

@@ -25,6 +25,7 @@ from ditto_nb.patterns.deep_research.report import ResearchReport
 from ditto_nb.patterns.deep_research.request import ResearchRequest, parse_request
 from ditto_nb.patterns.deep_research.tools import build_research_tools
 from ditto_nb.runtime.config import RuntimeConfig
+from ditto_nb.runtime.model_choice import resolve_model
 from ditto_nb.runtime.loop import OnGraph
 from ditto_nb.runtime.runtime import Runtime
 from ditto_nb.runtime.signal import Signal
@@ -207,7 +208,8 @@ async def resume_research(
         directory: a directory made by :func:`create_task`.
         config: runtime configuration.
         search: search setup.
-        model: model choice (default: ``task.json``'s, else ``config.model``).
+        model: explicit model choice; None resolves it (``task.json``'s, else ``ditto.yaml``'s) by
+            :func:`ditto_nb.runtime.model_choice.resolve_model`.
         stop_after: as in :func:`run_research`.
         base_urls: provider → base URL overrides.
 
@@ -221,16 +223,10 @@ async def resume_research(
     if request is None:
         raise ConfigError(f"{directory} is not a deep research task directory (no {TASK_FILE})")
     data = json.loads((Path(directory) / TASK_FILE).read_text(encoding="utf-8"))
-    if model is None:
-        saved = data.get("model")
-        if saved:
-            model = ModelChoice.model_validate(saved)
-        elif config.model is not None:
-            chosen = config.provider(config.model.provider)
-            model = ModelChoice(provider=config.model.provider, model=config.model.model or chosen.model or "")
-        else:
-            raise ConfigError("no model configured: set model.provider / model.model in ditto.yaml")
-    app = await open_research(directory, request, config, search, base_urls=base_urls)
+    resolved = resolve_model(config, model.provider if model else None, model.model if model else None,
+                             recorded=data.get("model"))
+    model = ModelChoice(provider=resolved.provider, model=resolved.model)
+    app = await open_research(directory, request, resolved.config, search, base_urls=base_urls)
     try:
         return await run_research(app.runtime, ResearchInput(request=request, model=model), stop_after=stop_after)
     finally:

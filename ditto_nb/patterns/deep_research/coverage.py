@@ -92,7 +92,7 @@ def research_blocker(request: ResearchRequest, used: Mapping[str, int], elapsed_
 
     Args:
         request: the request (budgets).
-        used: budget counters ``searches``, ``reads``, ``model_calls`` (charged so far).
+        used: budget counters ``search``, ``read``, ``model`` (charged so far).
         elapsed_seconds: seconds since the persisted start time.
 
     Returns:
@@ -100,11 +100,11 @@ def research_blocker(request: ResearchRequest, used: Mapping[str, int], elapsed_
     """
     if elapsed_seconds >= request.research_seconds:
         return "deadline"
-    if used.get("model_calls", 0) + 1 + SYNTHESIS_RESERVE > request.max_model_calls:
+    if used.get("model", 0) + 1 + SYNTHESIS_RESERVE > request.max_model_calls:
         return "model-budget"
-    if used.get("searches", 0) >= request.max_searches:
+    if used.get("search", 0) >= request.max_searches:
         return "search-budget"
-    if used.get("reads", 0) >= request.max_read_pages:
+    if used.get("read", 0) >= request.max_read_pages:
         return "page-budget"
     return None
 

@@ -8,13 +8,12 @@ paragraphs (same normalized text) count once. All functions here are pure.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ditto_nb.evidence.chunks import chunks_from_page
+from ditto_nb.evidence.rank import bm25_rank
 from ditto_nb.patterns.common.retrieval import question_entities, title_key
-from ditto_nb.text import normalize_text
 
 EVIDENCE_CHAR_CAP = 48_000
 """Maximum serialized characters (compact JSON) of the accumulated evidence (SPEC §4)."""
@@ -24,13 +23,6 @@ MAX_CITED_CHUNKS = 8
 
 PROMPT_EVIDENCE_CHARS = 2_400
 """Characters of evidence text shown to the model in one call (small local models)."""
-
-_QUOTE_MARKS = "\"'“”‘’… "
-"""Characters stripped from both ends of a model's quote (quotation marks, the ellipsis of a
-truncated prompt view, spaces); what remains must still be an exact substring."""
-
-_WORD = re.compile(r"[a-z0-9]+")
-_STOP = frozenset("the a an of and or in on to for is are was were by with what who how when which did does do".split())
 
 
 def serialized_size(item: Mapping[str, Any]) -> int:
@@ -90,10 +82,6 @@ def accumulate(
     return out, omitted, added
 
 
-def _terms(text: str) -> set[str]:
-    return {w for w in _WORD.findall(text.lower()) if w not in _STOP and len(w) > 1}
-
-
 def entity_pages(evidence: Sequence[Mapping[str, Any]], text: str) -> list[str]:
     """Ids of the evidence from pages whose title matches an entity ``text`` names.
 
@@ -113,24 +101,22 @@ def entity_pages(evidence: Sequence[Mapping[str, Any]], text: str) -> list[str]:
 
 
 def rank(evidence: Sequence[Mapping[str, Any]], texts: Iterable[str]) -> list[dict[str, Any]]:
-    """Order evidence: pages whose title is an entity named by ``texts`` first, then by word
-    overlap with ``texts`` (ties keep accumulation order).
+    """Order evidence: pages whose title is an entity named by ``texts`` first, then by BM25
+    against ``texts`` (:func:`ditto_nb.evidence.bm25_rank`, the one ranking of the kit; ties keep
+    accumulation order).
 
     Args:
         evidence: evidence items.
         texts: the topic, sub-questions and queries.
 
     Returns:
-        The items, entity pages and most overlapping first.
+        The items, entity pages first, then best first.
     """
-    terms: set[str] = set()
-    own: set[str] = set()
-    for text in texts:
-        terms |= _terms(text)
-        own.update(entity_pages(evidence, text))
-    scored = [(str(item["id"]) not in own, -len(terms & _terms(str(item["text"]) + " " + str(item.get("title", "")))),
-               i, dict(item)) for i, item in enumerate(evidence)]
-    return [item for *_, item in sorted(scored, key=lambda t: (t[0], t[1], t[2]))]
+    texts = list(texts)
+    own = {eid for text in texts for eid in entity_pages(evidence, text)}
+    ranked = bm25_rank(" ".join(texts), [f"{item['text']} {item.get('title', '')}" for item in evidence])
+    ranked.sort(key=lambda r: str(evidence[r.index]["id"]) not in own)  # stable: BM25 order within each group
+    return [dict(evidence[r.index]) for r in ranked]
 
 
 def prompt_view(items: Sequence[Mapping[str, Any]], limit_chars: int = PROMPT_EVIDENCE_CHARS) -> list[dict[str, Any]]:
@@ -198,31 +184,6 @@ def select_for_report(
     return selected, left_out
 
 
-def verify_quote(quote: str, chunk: Mapping[str, Any] | None) -> dict[str, Any]:
-    """Check that ``quote`` is a non-empty exact substring of the chunk's normalized text.
-
-    Args:
-        quote: the quote as the model wrote it.
-        chunk: the selected evidence item it names, or None when the id is unknown.
-
-    Returns:
-        ``{"ok": bool, "start": int | None, "end": int | None, "reason": str}``; offsets are
-        character offsets in the chunk's paragraph text.
-    """
-    text = normalize_text(quote).strip(_QUOTE_MARKS).strip()
-    if chunk is None:
-        return {"ok": False, "start": None, "end": None, "reason": "unknown or unselected chunk"}
-    if not any(ch.isalnum() for ch in text):
-        return {"ok": False, "start": None, "end": None, "reason": "empty quote"}
-    # A sentence cut out of a longer one often gains a final period: the quote without it must
-    # then be exact (it is never shortened further).
-    for candidate in dict.fromkeys((text, text.rstrip(".,;: "))):
-        start = str(chunk["text"]).find(candidate) if candidate else -1
-        if start >= 0:
-            return {"ok": True, "start": start, "end": start + len(candidate), "reason": ""}
-    return {"ok": False, "start": None, "end": None, "reason": "quote is not an exact substring of the chunk"}
-
-
 __all__ = [
     "EVIDENCE_CHAR_CAP",
     "MAX_CITED_CHUNKS",
@@ -233,5 +194,4 @@ __all__ = [
     "rank",
     "select_for_report",
     "serialized_size",
-    "verify_quote",
 ]

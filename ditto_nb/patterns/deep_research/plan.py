@@ -17,12 +17,13 @@ draft with no verifiable finding (or a failed review) gets the single repair.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Generator
 from typing import Any
 
 from pydantic import BaseModel
 
-from ditto_nb.errors import BudgetExceeded, ReadFailed, SearchFailed
+from ditto_nb.errors import ReadFailed, SearchFailed
+from ditto_nb.patterns.common import add_ledgered_call, run_step
+from ditto_nb.patterns.common.failures import check_partial
 from ditto_nb.patterns.deep_research import prompts
 from ditto_nb.patterns.deep_research.coverage import (
     next_queries,
@@ -33,93 +34,15 @@ from ditto_nb.patterns.deep_research.coverage import (
 from ditto_nb.patterns.deep_research.evidence import accumulate, prompt_view, rank
 from ditto_nb.patterns.deep_research.queries import first_round, reformulate, specs
 from ditto_nb.patterns.deep_research.report import render_markdown
-from ditto_nb.patterns.deep_research.request import ResearchRequest, parse_request
-from ditto_nb.patterns.deep_research.stages import (
-    RESUME_ROW_NODES,
-    add_clock,
-    add_dispatch,
-    add_model_call,
-    add_persist,
-    context_node,
-    model_payload,
-    resume_graph,
-)
+from ditto_nb.patterns.deep_research.request import SYNTHESIS_RESERVE, ResearchRequest, parse_request
+from ditto_nb.patterns.deep_research.run_state import Plan, ResearchState, after_pending, model_call, run_graph
+from ditto_nb.patterns.deep_research.stage_models import stage_row
+from ditto_nb.patterns.deep_research.stages import REPORT_KEY, resume_graph, task_scope
 from ditto_nb.patterns.deep_research.synthesis import synthesize
 from ditto_nb.patterns.deep_research.tools import TOOL_PUBLISH, TOOL_READ, TOOL_SEARCH, TOOL_SNAPSHOTS
-from ditto_nb.patterns.common import run_step
 from ditto_nb.runtime.capabilities import INTERACTION_ACT_TOOL
-from ditto_nb.runtime.graph import Graph, GraphStep, graph
+from ditto_nb.runtime.graph import graph
 from ditto_nb.web.policy import origin_of
-
-Plan = Generator[GraphStep, dict[str, Any], dict[str, Any]]
-BUDGET_LIMITS = {"searches": "max_searches", "reads": "max_read_pages", "model_calls": "max_model_calls"}
-
-
-class _State:
-    """What the plan knows: Memory rows from ``resume``, budget counters, the clock."""
-
-    def __init__(self, request: ResearchRequest, resumed: dict[str, Any]) -> None:
-        self.request = request
-        self.rows: dict[str, Any] = {str(k): v for node in RESUME_ROW_NODES for k, v in resumed[node] or []}
-        if resumed["report"] is not None:
-            self.rows["report"] = resumed["report"]
-        self.used = {name: int(self.rows.get(f"budget/{name}") or 0) for name in BUDGET_LIMITS}
-        self.started_at = float(resumed["started"])
-        self.now = float(resumed["clock"])
-        self.pending: list[tuple[str, Any]] = []
-        self.worked = False
-
-    def done(self, key: str) -> Any | None:
-        row = self.rows.get(f"ledger/{key}")
-        return row.get("output") if isinstance(row, dict) and row.get("status") == "done" else None
-
-    def limit(self, budget: str) -> int:
-        return int(getattr(self.request, BUDGET_LIMITS[budget]))
-
-    def can_charge(self, budget: str) -> bool:
-        return self.used[budget] < self.limit(budget)
-
-    def charge(self, budget: str) -> None:
-        if not self.can_charge(budget):
-            raise BudgetExceeded(f"{budget} budget of {self.limit(budget)} would be exceeded")
-        self.used[budget] += 1
-
-    def elapsed(self) -> float:
-        return self.now - self.started_at
-
-    def budgets(self) -> dict[str, dict[str, int]]:
-        return {name: {"used": self.used[name], "limit": self.limit(name)} for name in BUDGET_LIMITS}
-
-
-def _run(st: _State, g: Graph, stage: str, round_number: int = 0) -> Plan:
-    """Finish ``g`` (queued writes, Context update, clock), run it, and return its outputs."""
-    add_persist(g, st.request.namespace, st.pending)
-    context_node(g, st.request, {"stage": stage, "round": round_number})
-    add_clock(g)
-    out = yield from run_step(g)
-    st.pending = []
-    st.now = float(out["clock"])
-    st.worked = True
-    return out
-
-
-def _after(st: _State) -> tuple[str, ...]:
-    return ("persist",) if st.pending else ()
-
-
-def _model(st: _State, key: str, purpose: str, messages: list[dict[str, str]], schema: type[BaseModel],
-           model: dict[str, Any], round_number: int = 0) -> Plan:
-    """One budgeted model call (reused from the ledger when done); returns the validated dump."""
-    output = st.done(key)
-    if output is None:
-        st.charge("model_calls")
-        g = graph(key.removeprefix("model:"))
-        add_model_call(g, st.request.namespace, key,
-                       model_payload(model, purpose, messages, schema, prompts.MAX_TOKENS.get(purpose)),
-                       after=_after(st))
-        out = yield from _run(st, g, purpose, round_number)
-        output = out[f"call:{key}"]
-    return schema.model_validate(output["output"]).model_dump()
 
 
 def _normalize_plan(request: ResearchRequest, raw: dict[str, Any]) -> dict[str, Any]:
@@ -143,77 +66,73 @@ def _read_key(round_number: int, url: str) -> str:
     return f"read:r{round_number}:{hashlib.sha256(url.encode('utf-8')).hexdigest()[:12]}"
 
 
-def _search_round(st: _State, r: int, queries: list[dict[str, Any]], failures: list[dict[str, Any]]) -> Plan:
+def _search_round(st: ResearchState, r: int, queries: list[dict[str, Any]], failures: list[dict[str, Any]]) -> Plan:
     """Run the round's searches (specs ``{"text", "fallbacks", "entity"}``: the ``web_search``
     tool tries the relaxation ladder on zero hits, and title search for the entity); returns
     ``{"results": [...]}`` in query order."""
     request = st.request
     results: list[dict[str, Any] | None] = []
     g = graph(f"search:r{r}")
-    after = _after(st)
+    after = after_pending(st)
     scheduled: dict[int, str] = {}
     for i, spec in enumerate(queries, start=1):
         key = f"search:r{r}:q{i}"
-        done = st.done(key)
+        done = st.done(key, "search", spec["text"])
         results.append(done)
-        if done is None and st.can_charge("searches"):
-            st.charge("searches")
+        if done is None and st.ledger.can_charge("search"):
+            st.ledger.charge("search")
             args: dict[str, Any] = {"query": spec["text"], "limit": request.max_pages}
             if spec.get("fallbacks"):
                 args["fallbacks"] = list(spec["fallbacks"])
             if spec.get("entity"):
                 args["title"] = spec["entity"]
-            scheduled[i - 1] = add_dispatch(g, request.namespace, key, "search", "searches", INTERACTION_ACT_TOOL,
-                                             {"tool": TOOL_SEARCH, "args": args}, after=after)
+            add_ledgered_call(g, task_scope(request), key=key, kind="search", name=spec["text"],
+                              capability=INTERACTION_ACT_TOOL, input={"tool": TOOL_SEARCH, "args": args}, after=after)
+            scheduled[i - 1] = key
     if scheduled:
-        out = yield from _run(st, g, "search", r)
+        out = yield from run_graph(st, g, "search", r)
         for index, node in scheduled.items():
             results[index] = out[node]
     ran = [res for res in results if res is not None]
-    errors = [res for res in ran if not res.get("ok", True) or res.get("error")]
+    errors = check_partial(ran, request.allow_partial, SearchFailed, f"round {r} searches",
+                           lambda res: f"{res.get('query')!r}: {res.get('error')}")
     failures += [{"source": res["query"], "kind": "search", "error": res["error"]} for res in errors]
-    if ran and len(errors) == len(ran):
-        raise SearchFailed(f"round {r}: every search failed: {errors[0]['error']}")
-    if errors and not request.allow_partial:
-        raise SearchFailed(f"round {r}: a search failed and allow_partial is false: {errors[0]['error']}")
     return {"results": ran}
 
 
-def _read_round(st: _State, r: int, urls: list[str], failures: list[dict[str, Any]],
+def _read_round(st: ResearchState, r: int, urls: list[str], failures: list[dict[str, Any]],
                 omitted_urls: list[dict[str, Any]]) -> Plan:
     """Read the round's frozen URL list; returns ``{"pages": [...]}`` in URL order."""
     request = st.request
     pages: list[dict[str, Any] | None] = []
     g = graph(f"read:r{r}")
-    after = _after(st)
+    after = after_pending(st)
     scheduled: dict[int, str] = {}
     for i, url in enumerate(urls):
         key = _read_key(r, url)
-        done = st.done(key)
+        done = st.done(key, "read", url)
         pages.append(done)
         if done is not None:
             continue
-        if not st.can_charge("reads"):
+        if not st.ledger.can_charge("read"):
             omitted_urls.append({"url": url, "round": r, "reason": "page-budget"})
             continue
-        st.charge("reads")
-        scheduled[i] = add_dispatch(g, request.namespace, key, "read", "reads", INTERACTION_ACT_TOOL,
-                                    {"tool": TOOL_READ, "args": {"url": url}}, after=after)
+        st.ledger.charge("read")
+        add_ledgered_call(g, task_scope(request), key=key, kind="read", name=url, capability=INTERACTION_ACT_TOOL,
+                          input={"tool": TOOL_READ, "args": {"url": url}}, after=after)
+        scheduled[i] = key
     if scheduled:
-        out = yield from _run(st, g, "read", r)
+        out = yield from run_graph(st, g, "read", r)
         for index, node in scheduled.items():
             pages[index] = out[node]
     read = [page for page in pages if page is not None]
-    failed = [page for page in read if not page.get("ok")]
+    failed = check_partial(read, request.allow_partial, ReadFailed, f"round {r} page reads",
+                           lambda p: f"{p.get('url')}: {p.get('failure')}")
     failures += [{"source": p.get("url"), "kind": "read", "error": p.get("error") or p.get("failure")} for p in failed]
-    if read and len(failed) == len(read):
-        raise ReadFailed(f"round {r}: every page read failed: {failed[0]['failure']}")
-    if failed and not request.allow_partial:
-        raise ReadFailed(f"round {r}: a page read failed and allow_partial is false: {failed[0]['failure']}")
     return {"pages": read}
 
 
-def _candidates(st: _State, r: int, results: list[dict[str, Any]], seen_urls: set[str],
+def _candidates(st: ResearchState, r: int, results: list[dict[str, Any]], seen_urls: set[str],
                 omitted_urls: list[dict[str, Any]]) -> list[str]:
     request = st.request
     allowed = set(request.allowed_origins)
@@ -246,15 +165,15 @@ def run_research_loop(inp: dict[str, Any]) -> Plan:
     request = parse_request(inp["request"])
     model: dict[str, Any] = dict(inp["model"])
     stop_after = inp.get("stop_after")
-    st = _State(request, (yield from run_step(resume_graph(request))))
+    st = ResearchState(request, (yield from run_step(resume_graph(request))))
 
     if isinstance(st.rows.get("report"), dict):
         return (yield from _publish(st, st.rows["report"]))
 
-    raw_plan = yield from _model(st, "model:plan", "research-plan", prompts.plan_messages(request),
+    raw_plan = yield from model_call(st, "model:plan", "research-plan", prompts.plan_messages(request),
                                  prompts.PlanOutput, model)
     plan = _normalize_plan(request, raw_plan)
-    st.pending.append(("stage/plan", plan))
+    st.pending.append(("stage/plan", stage_row("plan", plan)))
     if stop_after == "plan":
         return (yield from _checkpoint(st, "plan", 0))
 
@@ -298,64 +217,74 @@ def run_research_loop(inp: dict[str, Any]) -> Plan:
         omitted += left_out
         empty = 0 if added else empty + 1
         key = f"model:assess:r{r}"
-        if added == 0 and st.done(key) is None:
+        if added == 0 and st.done(key, "model", "assess") is None:
             # Nothing new to assess (no model call spent): reformulate by code; stop only after two
             # consecutive empty rounds or when no new query can be formed.
             queries = reformulate(request.question, subs, tried, request.max_queries) if empty < 2 else []
-            record = {"round": r, "queries": list(frozen["queries"]), "reads": reads["urls"], "new_evidence": 0,
-                      "coverage": coverage, "assessed": False, "next_queries": [q["text"] for q in queries]}
+            stop_reason = "no-progress" if not queries else ("round-budget" if r >= request.max_rounds else None)
+            record = stage_row("round", {"round": r, "queries": list(frozen["queries"]), "reads": reads["urls"],
+                                         "new_evidence": 0, "coverage": coverage, "assessed": False,
+                                         "next_queries": [q["text"] for q in queries], "stop_reason": stop_reason})
             rounds.append(record)
             st.pending.append((f"stage/round/{r}", record))
-            stop_reason = "no-progress" if not queries else ("round-budget" if r >= request.max_rounds else None)
             if stop_reason is None and stop_after == "round" and st.worked:
                 return (yield from _checkpoint(st, "round", r))
             continue
-        if st.done(key) is None and st.used["model_calls"] + 1 + 4 > request.max_model_calls:
+        if st.done(key, "model", "assess") is None and st.used["model"] + 1 + SYNTHESIS_RESERVE > request.max_model_calls:
             stop_reason = "model-budget"
-            rounds.append({"round": r, "queries": list(frozen["queries"]), "reads": reads["urls"],
-                           "new_evidence": added, "coverage": coverage, "assessed": False})
+            rounds.append(stage_row("round", {"round": r, "queries": list(frozen["queries"]), "reads": reads["urls"],
+                                              "new_evidence": added, "coverage": coverage, "assessed": False,
+                                              "stop_reason": stop_reason}))
             break
         shown = prompt_view(rank(evidence, [request.question, *subs, *frozen["queries"]]))
-        raw = yield from _model(st, key, "assess", prompts.assess_messages(request, subs, shown, asked),
+        raw = yield from model_call(st, key, "assess", prompts.assess_messages(request, subs, shown, asked),
                                 prompts.AssessOutput, model, r)
         coverage = normalize_coverage(raw["items"], subs, evidence, request.cross_check)
         proposed = next_queries(coverage, asked, request.max_queries)
         queries = (specs(proposed, request.question, subs) if proposed
                    else reformulate(request.question, subs, tried, request.max_queries))
-        record = {"round": r, "queries": list(frozen["queries"]), "reads": reads["urls"], "new_evidence": added,
-                  "coverage": coverage, "assessed": True, "next_queries": [q["text"] for q in queries]}
+        # The stop decision is recorded with the round and replayed as recorded: re-deciding it on
+        # resume would read the counters and clock of a later round (issue 14, item 2).
+        recorded = st.rows.get(f"stage/round/{r}")
+        if isinstance(recorded, dict) and "stop_reason" in recorded:
+            stop_reason = recorded["stop_reason"]
+        else:
+            stop_reason = stop_after_round(request, r, coverage, empty, [q["text"] for q in queries], st.used,
+                                           st.elapsed())
+        record = stage_row("round", {"round": r, "queries": list(frozen["queries"]), "reads": reads["urls"],
+                                     "new_evidence": added, "coverage": coverage, "assessed": True,
+                                     "next_queries": [q["text"] for q in queries], "stop_reason": stop_reason})
         rounds.append(record)
         st.pending.append((f"stage/round/{r}", record))
-        stop_reason = stop_after_round(request, r, coverage, empty, [q["text"] for q in queries], st.used,
-                                       st.elapsed())
         if stop_after == "round" and st.worked:
             return (yield from _checkpoint(st, "round", r))
 
-    st.pending.append(("stage/evidence", {"items": evidence, "omitted": omitted}))
+    st.pending.append(("stage/evidence", stage_row("evidence", {"items": evidence, "omitted": omitted})))
+
     def ask(key: str, purpose: str, messages: list[dict[str, str]], schema: type[BaseModel]) -> Plan:
-        return (yield from _model(st, key, purpose, messages, schema, model))
+        return (yield from model_call(st, key, purpose, messages, schema, model))
 
     report = yield from synthesize(ask, request, plan, evidence, coverage, rounds, omitted, omitted_urls,
                                    failures, stop_reason or "no-progress", st.budgets, lambda: st.now)
-    st.pending.append(("report", report))
+    st.pending.append((REPORT_KEY, report))
     if stop_after == "report":
         return (yield from _checkpoint(st, "report", len(rounds)))
     return (yield from _publish(st, report))
 
 
-def _checkpoint(st: _State, stage: str, round_number: int) -> Plan:
+def _checkpoint(st: ResearchState, stage: str, round_number: int) -> Plan:
     if st.pending:
-        yield from _run(st, graph(f"checkpoint:{stage}"), stage, round_number)
+        yield from run_graph(st, graph(f"checkpoint:{stage}"), stage, round_number)
     return {"status": "checkpoint", "stage": stage, "round": round_number, "budgets": st.budgets()}
 
 
-def _publish(st: _State, report: dict[str, Any]) -> Plan:
+def _publish(st: ResearchState, report: dict[str, Any]) -> Plan:
     g = graph("publish")
     cited = sorted({str(c["sha256"]) for c in report.get("cited_chunks", [])})
-    g.node("verify", INTERACTION_ACT_TOOL, {"tool": TOOL_SNAPSHOTS, "args": {"sha256s": cited}}, after=_after(st))
+    g.node("verify", INTERACTION_ACT_TOOL, {"tool": TOOL_SNAPSHOTS, "args": {"sha256s": cited}}, after=after_pending(st))
     g.node("publish", INTERACTION_ACT_TOOL,
            {"tool": TOOL_PUBLISH, "args": {"report": report, "markdown": render_markdown(report)}}, after=("verify",))
-    out = yield from _run(st, g, "publish")
+    out = yield from run_graph(st, g, "publish")
     return {"status": "done", "report": report, "published": out["publish"]}
 
 

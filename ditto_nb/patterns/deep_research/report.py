@@ -7,29 +7,26 @@ side's quote and pick no winner; what the caps left out and the remaining gaps a
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ditto_nb.patterns.deep_research.evidence import verify_quote
+from ditto_nb.evidence import Chunk, verify_quote
+from ditto_nb.evidence.citation import Citation, citation_fields
+from ditto_nb.patterns.deep_research.request import StopReason
 
 
-class CitedConclusion(BaseModel):
-    """One conclusion with its verified quote and citation."""
+ReportStatus = Literal["complete", "partial", "needs-clarification"]
+"""``complete`` (no gaps), ``partial`` (gaps, honestly stated) or ``needs-clarification``."""
+
+
+class CitedConclusion(Citation):
+    """One conclusion with its verified quote: a :class:`~ditto_nb.evidence.citation.Citation`
+    plus the sub-question number, the statement and the short evidence id."""
 
     index: int = Field(description="1-based sub-question number")
     statement: str
     evidence_id: str
-    chunk_id: str
-    quote: str
-    final_url: str
-    title: str
-    origin: str
-    fetched_at: str = Field(description="retrieval time (UTC ISO-8601), not a publication date")
-    sha256: str = Field(description="SHA-256 of the raw HTML snapshot")
-    paragraph_index: int = Field(description="0-based paragraph index in the extracted text")
-    start: int = Field(description="character offset of the quote in the paragraph")
-    end: int
 
 
 class ResearchReport(BaseModel):
@@ -64,8 +61,8 @@ class ResearchReport(BaseModel):
     scope: str
     goal: str
     sub_questions: list[str]
-    status: str
-    stop_reason: str
+    status: ReportStatus
+    stop_reason: StopReason
     clarification_questions: list[str] = Field(default_factory=list)
     summary: str
     conclusions: list[CitedConclusion] = Field(default_factory=list)
@@ -86,13 +83,11 @@ class ResearchReport(BaseModel):
 def check_draft(
     draft: Mapping[str, Any], selected: Sequence[Mapping[str, Any]]
 ) -> tuple[list[dict[str, Any]], list[str]]:
-    """Verify every conclusion's quote against the selected chunks (one finding, one quote).
+    """Verify every conclusion's quote against the chunk it names (one finding, one quote).
 
-    The quote must be a non-empty exact substring (after :func:`~ditto_nb.text.normalize_text`)
-    of a selected chunk. It is looked up in the chunk the conclusion names first; when that chunk
-    does not contain it, the selected chunk that does is cited instead (small models often copy a
-    sentence correctly but name its neighbour's id). The recorded offsets are always where the
-    quote really is, so the citation stays exact.
+    The ONE quote rule of :mod:`ditto_nb.evidence.quotes` applies: the quote must be found in
+    the selected chunk the conclusion names (by evidence id ``E3`` or chunk id); it is never
+    re-attributed to another chunk that contains it.
 
     Args:
         draft: ``DraftOutput`` dump.
@@ -102,31 +97,23 @@ def check_draft(
         ``(conclusions, problems)``: cited conclusions (``CitedConclusion`` dumps) for the quotes
         that verified, and one problem string per quote that did not.
     """
-    by_id = {str(item["id"]): item for item in selected}
-    by_chunk = {str(item["chunk_id"]): item for item in selected}
+    chunks: dict[str, Chunk] = {}
+    ids: dict[str, str] = {}
+    for item in selected:
+        chunk = Chunk.model_validate({name: item[name] for name in Chunk.model_fields if name in item})
+        chunks[str(item["id"])] = chunks[chunk.chunk_id] = chunk
+        ids[str(item["id"])] = ids[chunk.chunk_id] = str(item["id"])
     out: list[dict[str, Any]] = []
     problems: list[str] = []
     for n, row in enumerate(draft.get("conclusions", []), start=1):
         ref = str(row.get("chunk_id", "")).strip().strip("[]")
-        named = by_id.get(ref) or by_chunk.get(ref)
-        quote = str(row.get("quote", ""))
-        chunk, check = named, verify_quote(quote, named)
-        if not check["ok"] and check["reason"] != "empty quote":
-            for other in selected:
-                found = verify_quote(quote, other)
-                if found["ok"]:
-                    chunk, check = other, found
-                    break
-        if not check["ok"] or chunk is None:
-            problems.append(f"conclusion {n}: {check['reason']} ({ref})")
+        check = verify_quote(ref, str(row.get("quote", "")), chunks)
+        if not check.ok:
+            problems.append(f"conclusion {n}: {check.reason} ({ref})")
             continue
         out.append(CitedConclusion(
-            index=int(row.get("index", 0) or 0), statement=str(row.get("statement", "")),
-            evidence_id=str(chunk["id"]), chunk_id=str(chunk["chunk_id"]),
-            quote=str(chunk["text"])[check["start"]:check["end"]], final_url=str(chunk["final_url"]),
-            title=str(chunk.get("title", "")), origin=str(chunk["origin"]), fetched_at=str(chunk["fetched_at"]),
-            sha256=str(chunk["sha256"]), paragraph_index=int(chunk["paragraph_index"]),
-            start=int(check["start"]), end=int(check["end"]),
+            index=int(row.get("index", 0) or 0), statement=str(row.get("statement", "")), evidence_id=ids[ref],
+            **citation_fields(check),  # type: ignore[arg-type]
         ).model_dump())
     return out, problems
 
@@ -222,4 +209,4 @@ def render_markdown(report: Mapping[str, Any]) -> str:
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
-__all__ = ["CitedConclusion", "ResearchReport", "check_draft", "conflict_sides", "render_markdown"]
+__all__ = ["CitedConclusion", "ReportStatus", "ResearchReport", "check_draft", "conflict_sides", "render_markdown"]

@@ -10,15 +10,17 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import Field
 
-from ditto_nb.errors import InvalidRequest
-from ditto_nb.patterns.common.binding import fingerprint as canonical_fingerprint
-from ditto_nb.web.policy import normalize_origins
+from ditto_nb.patterns.common.request import TaskRequest
 
 ResearchType = Literal["market", "industry", "academic", "competitive", "policy"]
 RESEARCH_TYPES: tuple[str, ...] = ("market", "industry", "academic", "competitive", "policy")
 
+StopReason = Literal[
+    "coverage-complete", "coverage-unsupported", "round-budget", "search-budget", "page-budget", "model-budget", "deadline", "no-progress",
+    "clarification",
+]
 STOP_REASONS: tuple[str, ...] = (
     "coverage-complete",
     "coverage-unsupported",
@@ -39,19 +41,14 @@ SYNTHESIS_RESERVE = 4
 and the review of the repair (SPEC §4)."""
 
 
-class ResearchRequest(BaseModel):
-    """One deep research task (SPEC §4).
+class ResearchRequest(TaskRequest):
+    """One deep research task (SPEC §4); the shared fields are
+    :class:`~ditto_nb.patterns.common.request.TaskRequest`'s.
 
     Attributes:
-        id: task id; one id, one request.
-        tenant: trusted tenant identity (from the application controller).
-        principal: trusted principal identity.
-        question: the research topic.
         research_type: market, industry, academic, competitive or policy (same evidence process).
         audience: who the report is for (free text, shapes tone only).
-        scope: what is in and out of scope (free text).
-        allowed_origins: origins (``https://host[:port]``) pages may be read from.
-        reference_urls: pages that must be read and cited like any other page.
+        scope: what is in and out of scope (free text; the Context scope is ``scope_key``).
         max_queries: queries per round and the number of initial sub-questions (1–3).
         max_pages: candidate pages read per round (1–6).
         max_rounds: research rounds (1–4).
@@ -60,21 +57,15 @@ class ResearchRequest(BaseModel):
         max_model_calls: model calls for the whole task (8–24).
         research_seconds: seconds from the persisted start time (pauses included) after which
             no new research work is scheduled (1–3600); synthesis still runs.
-        cross_check: require two origins with different text for covered conclusions.
-        allow_partial: tolerate failed tools when others succeeded.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    NAMESPACE_PREFIX = "research"
+    SCOPE_PREFIX = "research"
+    LABEL = "research"
 
-    id: str = Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9._-]+$")
-    tenant: str = Field(min_length=1, max_length=128)
-    principal: str = Field(min_length=1, max_length=128)
-    question: str = Field(min_length=1, max_length=2000)
     research_type: ResearchType = "industry"
     audience: str = Field(default="analyst", max_length=500)
     scope: str = Field(default="", max_length=2000)
-    allowed_origins: tuple[str, ...] = Field(min_length=1)
-    reference_urls: tuple[str, ...] = ()
     max_queries: int = Field(default=3, ge=1, le=3)
     max_pages: int = Field(default=4, ge=1, le=6)
     max_rounds: int = Field(default=3, ge=1, le=4)
@@ -82,59 +73,15 @@ class ResearchRequest(BaseModel):
     max_read_pages: int = Field(default=12, ge=1, le=16)
     max_model_calls: int = Field(default=16, ge=8, le=24)
     research_seconds: int = Field(default=900, ge=1, le=3600)
-    cross_check: bool = False
-    allow_partial: bool = True
-
-    @field_validator("question")
-    @classmethod
-    def _strip_question(cls, value: str) -> str:
-        value = " ".join(value.split())
-        if not value:
-            raise ValueError("question must not be blank")
-        return value
-
-    @field_validator("allowed_origins", "reference_urls", mode="before")
-    @classmethod
-    def _as_tuple(cls, value: Any) -> Any:
-        return tuple(value) if isinstance(value, list) else value
-
-    @field_validator("allowed_origins")
-    @classmethod
-    def _origins(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        try:
-            return normalize_origins(value)
-        except InvalidRequest as exc:
-            raise ValueError(str(exc)) from None
-
-    @field_validator("reference_urls")
-    @classmethod
-    def _https_only(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        for url in value:
-            if not url.startswith("https://"):
-                raise ValueError(f"reference url must be https: {url!r}")
-        return value
-
-    def fingerprint(self) -> str:
-        """SHA-256 (hex) of the canonical JSON of the whole request (the common task binding's).
-
-        Returns:
-            64 hex characters; equal requests give equal fingerprints.
-        """
-        return canonical_fingerprint(self.model_dump(mode="json"))
-
-    @property
-    def namespace(self) -> str:
-        """Memory namespace of the task: ``research:{id}``."""
-        return f"research:{self.id}"
 
     @property
     def scope_key(self) -> str:
         """Context scope of the task: ``research:{tenant}:{principal}:{id}``."""
-        return f"research:{self.tenant}:{self.principal}:{self.id}"
+        return self.context_scope
 
 
 def parse_request(data: ResearchRequest | dict[str, Any]) -> ResearchRequest:
-    """Validate a request.
+    """Validate a request (:meth:`ResearchRequest.parse`).
 
     Args:
         data: a :class:`ResearchRequest` or its JSON form.
@@ -145,15 +92,7 @@ def parse_request(data: ResearchRequest | dict[str, Any]) -> ResearchRequest:
     Raises:
         InvalidRequest: a field is missing, unknown or outside its documented range.
     """
-    if isinstance(data, ResearchRequest):
-        return data
-    try:
-        return ResearchRequest.model_validate(data)
-    except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or 'request'}: {err['msg']}" for err in exc.errors()
-        )
-        raise InvalidRequest(f"invalid research request: {problems}") from None
+    return ResearchRequest.parse(data)
 
 
 def default_request(allowed_origins: tuple[str, ...] | list[str] = ("https://en.wikipedia.org",)) -> ResearchRequest:
@@ -188,6 +127,7 @@ __all__ = [
     "RESEARCH_TYPES",
     "STOP_REASONS",
     "SYNTHESIS_RESERVE",
+    "StopReason",
     "ResearchRequest",
     "ResearchType",
     "default_request",

@@ -5,29 +5,22 @@ What comes from :mod:`ditto_nb.patterns.common` unchanged: the ``resume`` graph
 ``stage/``/``ledger/``/``budget/`` rows, Context load/rebuild, ``policy_check`` and
 ``snapshot_check`` of every page the task used), ``now_iso`` and ``run_step``.
 
-What research keeps, and why the common pieces cannot serve unchanged:
+Budgeted dispatch is the common one (:func:`~ditto_nb.patterns.common.add_ledgered_call`,
+counters ``budget/model|search|read``, replay by :class:`~ditto_nb.patterns.common.Ledger` with
+the policy flag ``reuse_failed=True``: a round's URL list is frozen, so a resumed round rebuilds
+the same evidence from recorded failures too).
+
+What research adds, as policy rather than copies:
 
 - **Clock and persisted start time.** ``research_seconds`` counts from the task's first start,
   pauses included (SPEC §4), and the plan may not read the clock itself. :func:`resume_graph`
   therefore adds, to the common graph, a ``clock`` node (tool ``clock``), a ``start`` write of
   ``started_at`` (only if absent) and reads of the research-only rows (``round/<n>/...`` frozen
-  round plans and the saved ``report``). Every other stage graph also ends with a ``clock`` node.
-- **Budgeted dispatch.** :func:`~ditto_nb.patterns.common.add_ledgered_call` charges the counter
-  named by the ledger ``kind`` (``budget/read``), while research budgets are the request's
-  counters ``budget/searches``, ``budget/reads`` and ``budget/model_calls`` (the names of
-  ``max_searches``, ``max_read_pages``, ``max_model_calls`` in reports and tests), and the common
-  resume checks need ledger kind ``read``. :func:`add_dispatch` is the same four-node pattern with
-  the counter named separately: ``charge:<key>`` (``budget/<name>`` += 1) → ``start:<key>``
-  (ledger row ``started``) → ``call:<key>`` (the Worker call) → ``done:<key>`` (ledger row
-  ``done`` with the output), so the budget is in Memory before the dispatch (docs/PATTERNS.md).
-  Research also reuses a ``done`` search/read row even when it recorded a failure (the round's
-  URL list is frozen, so a resumed round must rebuild the same evidence), where the common
-  :func:`~ditto_nb.patterns.common.reusable` would retry it.
-- **Stage rows.** The plan queues its ``stage/``, ``round/`` and ``report`` rows and writes them
-  in one ``persist`` node of the next stage graph (one transaction with that stage's first
-  charge); :func:`~ditto_nb.patterns.common.add_stage_commit` writes one stage per graph from
-  that graph's own outputs, which the round loop (plan → search → read → assess, each resumable
-  on its own) does not fit.
+  round plans and the saved ``stage/report``). Every other stage graph also ends with a ``clock``.
+- **Queued stage rows.** The plan queues its ``stage/``, ``round/`` rows and writes them in one
+  ``persist`` node of the next stage graph (one transaction with that stage's first charge), as
+  the round loop (plan → search → read → assess, each resumable on its own) commits several
+  stages per graph.
 """
 
 from __future__ import annotations
@@ -37,12 +30,11 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ditto_nb.patterns.common import TaskScope, binding_for, build_resume_graph, check_binding, now_iso
+from ditto_nb.patterns.common import TaskScope, binding_for, build_resume_graph, check_binding
 from ditto_nb.patterns.deep_research.request import ResearchRequest
 from ditto_nb.patterns.deep_research.tools import TOOL_CLOCK
 from ditto_nb.runtime.capabilities import (
     CONTEXT_LOAD,
-    INFER_REASONING_SAMPLE,
     INTERACTION_ACT_TOOL,
     MEMORY_GET,
     MEMORY_WRITE,
@@ -51,6 +43,9 @@ from ditto_nb.runtime.graph import Graph
 
 STARTED_KEY = "started_at"
 """Memory key of the persisted start time (seconds since the epoch, written once)."""
+
+REPORT_KEY = "stage/report"
+"""Memory key of the final report (both patterns; research used ``report`` before issue 11)."""
 
 RESUME_ROW_NODES = ("stages", "ledger", "budget", "rounds")
 """Resume-graph nodes whose outputs are ``[[key, value], ...]`` Memory rows."""
@@ -65,7 +60,7 @@ def task_scope(request: ResearchRequest) -> TaskScope:
     Returns:
         ``TaskScope(research:{id}, research:{tenant}:{principal}:{id})``.
     """
-    return TaskScope(namespace=request.namespace, scope=request.scope_key)
+    return request.task_scope
 
 
 def add_clock(g: Graph, after: tuple[str, ...] = ()) -> Graph:
@@ -97,51 +92,6 @@ def add_persist(g: Graph, namespace: str, writes: list[tuple[str, Any]]) -> None
         )
 
 
-def add_dispatch(
-    g: Graph,
-    namespace: str,
-    key: str,
-    kind: str,
-    budget: str,
-    capability: str,
-    payload: Any,
-    after: tuple[str, ...] = (),
-) -> str:
-    """Add the four nodes of one budgeted dispatch (see the module docstring).
-
-    Args:
-        g: the stage graph.
-        namespace: the task's Memory namespace.
-        key: the ledger key (``model:plan``, ``search:r1:q1``, ``read:r1:<hash>``).
-        kind: ``model``, ``search`` or ``read`` (ledger row kind).
-        budget: the counter name (``model_calls``, ``searches``, ``reads``).
-        capability: the capability dispatched.
-        payload: the dispatched input (a value).
-        after: nodes that must finish before the charge.
-
-    Returns:
-        The id of the ``call:<key>`` node (its output is the dispatch's output).
-    """
-    g.node(f"charge:{key}", MEMORY_WRITE, {"namespace": namespace, "key": f"budget/{budget}", "increment": 1},
-           after=after)
-    g.node(
-        f"start:{key}",
-        MEMORY_WRITE,
-        lambda _deps: {"namespace": namespace, "key": f"ledger/{key}",
-                       "value": {"kind": kind, "status": "started", "output": None, "at": now_iso()}},
-        after=(f"charge:{key}",),
-    )
-    g.node(f"call:{key}", capability, payload, after=(f"start:{key}",))
-    g.node(
-        f"done:{key}",
-        MEMORY_WRITE,
-        lambda deps: {"namespace": namespace, "key": f"ledger/{key}",
-                      "value": {"kind": kind, "status": "done", "output": deps[f"call:{key}"], "at": now_iso()}},
-        after=(f"call:{key}",),
-    )
-    return f"call:{key}"
-
-
 def model_payload(
     model: dict[str, Any], purpose: str, messages: list[dict[str, str]], schema: type[BaseModel],
     max_tokens: int | None = None,
@@ -170,30 +120,12 @@ def model_payload(
     return payload
 
 
-def add_model_call(
-    g: Graph, namespace: str, key: str, payload: dict[str, Any], after: tuple[str, ...] = (),
-) -> str:
-    """Add one budgeted model call (budget ``model_calls``).
-
-    Args:
-        g: the stage graph.
-        namespace: the task's Memory namespace.
-        key: the ledger key (``model:<purpose>[:rN]``).
-        payload: :func:`model_payload` output.
-        after: nodes that must finish before the charge.
-
-    Returns:
-        The call node id.
-    """
-    return add_dispatch(g, namespace, key, "model", "model_calls", INFER_REASONING_SAMPLE, payload, after=after)
-
-
 def resume_graph(request: ResearchRequest) -> Graph:
     """The ``resume`` graph run first on every call: the common one plus the research rows.
 
     Added to :func:`~ditto_nb.patterns.common.build_resume_graph`: ``clock``; ``start`` (write
     ``started_at`` = the clock, only if absent); ``started`` (read it back); ``rounds`` (the
-    ``round/`` rows); ``report`` (the saved report, if any). ``started``/``rounds``/``report`` run
+    ``round/`` rows); ``report`` (the saved ``stage/report``, if any). ``started``/``rounds``/``report`` run
     after ``binding`` and refuse a changed request with ``RequestChanged`` like the common nodes.
 
     Args:
@@ -220,7 +152,7 @@ def resume_graph(request: ResearchRequest) -> Graph:
            after=("clock", "binding"))
     g.node("started", MEMORY_GET, checked(lambda _: {"namespace": ns, "key": STARTED_KEY}), after=("start", "binding"))
     g.node("rounds", MEMORY_GET, checked(lambda _: {"namespace": ns, "prefix": "round/"}), after=("binding",))
-    g.node("report", MEMORY_GET, checked(lambda _: {"namespace": ns, "key": "report"}), after=("binding",))
+    g.node("report", MEMORY_GET, checked(lambda _: {"namespace": ns, "key": REPORT_KEY}), after=("binding",))
     return g
 
 
@@ -238,11 +170,10 @@ def context_node(g: Graph, request: ResearchRequest, update: dict[str, Any], aft
 
 
 __all__ = [
+    "REPORT_KEY",
     "RESUME_ROW_NODES",
     "STARTED_KEY",
     "add_clock",
-    "add_dispatch",
-    "add_model_call",
     "add_persist",
     "context_node",
     "model_payload",

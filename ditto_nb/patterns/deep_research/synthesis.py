@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Generator, Mapping, Sequence
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, cast
 
 from pydantic import BaseModel
 
@@ -28,8 +28,14 @@ from ditto_nb.errors import UngroundedAnswer
 from ditto_nb.evidence.support import check_support
 from ditto_nb.patterns.deep_research import prompts
 from ditto_nb.patterns.deep_research.evidence import entity_pages, select_for_report
-from ditto_nb.patterns.deep_research.report import CitedConclusion, ResearchReport, check_draft, conflict_sides
-from ditto_nb.patterns.deep_research.request import ResearchRequest
+from ditto_nb.patterns.deep_research.report import (
+    CitedConclusion,
+    ReportStatus,
+    ResearchReport,
+    check_draft,
+    conflict_sides,
+)
+from ditto_nb.patterns.deep_research.request import STOP_REASONS, ResearchRequest, StopReason
 from ditto_nb.runtime.graph import GraphStep
 
 Plan = Generator[GraphStep, dict[str, Any], dict[str, Any]]
@@ -210,17 +216,20 @@ def synthesize(ask: Ask, request: ResearchRequest, plan: dict[str, Any], evidenc
     conflicts = conflict_sides(rows, kept, evidence)
     cited |= {side["evidence_id"] for conflict in conflicts for side in conflict["sides"]}
     unknowns = [f"{row['question']}: {row['gap']}" for row in rows if row["status"] == "gap"]
+    status: ReportStatus
     if stop_reason == "clarification":
         status = "needs-clarification"
     else:
         status = "complete" if rows and not unknowns else "partial"
     if stop_reason == "coverage-complete" and unknowns:
         stop_reason = "coverage-unsupported"
+    if stop_reason not in STOP_REASONS:
+        raise ValueError(f"unknown stop reason {stop_reason!r}")
     used = budgets()
     report = ResearchReport(
         id=request.id, question=request.question, research_type=request.research_type, audience=request.audience,
         scope=request.scope, goal=plan["goal"], sub_questions=subs, status=status,
-        stop_reason=stop_reason, clarification_questions=plan["clarification_questions"],
+        stop_reason=cast(StopReason, stop_reason), clarification_questions=plan["clarification_questions"],
         summary=str(draft.get("summary", "")), conclusions=[CitedConclusion.model_validate(c) for c in kept],
         withheld=withheld, conflicts=conflicts, unknowns=unknowns, coverage=rows, rounds=rounds,
         cited_chunks=[dict(c) for c in selected if c["id"] in cited],

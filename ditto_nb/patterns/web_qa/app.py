@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from ditto_nb.web.config import SearchConfig
-from ditto_nb.patterns.common import SearchSetup, TaskApp, binding_for, build_task_tools, check_binding, open_task_app
+from ditto_nb.patterns.common import SearchSetup, TaskApp, build_task_tools, open_task_app
+from ditto_nb.patterns.common.task import bind_task
 from ditto_nb.patterns.web_qa.plan import run_web_qa_loop
 from ditto_nb.patterns.web_qa.report import WebQaReport
 from ditto_nb.patterns.web_qa.request import WebQaRequest
@@ -16,7 +16,6 @@ from ditto_nb.runtime.config import MemoryConfig, RuntimeConfig
 from ditto_nb.runtime.loop import OnGraph
 from ditto_nb.runtime.runtime import Runtime
 from ditto_nb.runtime.signal import Signal
-from ditto_nb.workers.task_memory import open_task_memory
 
 Checkpoint = dict[str, str]
 """``{"status": "checkpoint", "stage": <stage>}``."""
@@ -48,19 +47,7 @@ async def create_task(
     """
     req = WebQaRequest.parse(request)
     SearchSetup.coerce(search).page_policy(req.allowed_origins)
-    task_dir = Path(directory)
-    lock, store = open_task_memory(task_dir, memory)
-    lock.acquire()
-    try:
-        try:
-            await store.setup()
-            binding = binding_for(req.model_dump(mode="json"))
-            if not await store.put_new(req.namespace, "request", binding):
-                check_binding(await store.get(req.namespace, "request"), binding)
-        finally:
-            await store.close()
-    finally:
-        lock.release()
+    await bind_task(directory, req, memory)
     return req
 
 

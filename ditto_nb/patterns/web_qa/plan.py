@@ -21,9 +21,11 @@ from collections.abc import Generator, Mapping
 from typing import Any
 
 from ditto_nb.errors import InvalidRequest, UngroundedAnswer
-from ditto_nb.patterns.common import TaskScope, reusable, add_stage_commit, binding_for, build_resume_graph, read_resume, run_step
+from ditto_nb.patterns.common import TaskScope, add_stage_commit, binding_for, build_resume_graph, read_resume, run_step
 from ditto_nb.patterns.common.binding import canonical_json
-from ditto_nb.patterns.common.ledger import now_iso
+from ditto_nb.patterns.common.ledger import COUNTERS, Ledger, now_iso
+from ditto_nb.patterns.common.stage import PatternSpec, ReplayPolicy, Stage
+from ditto_nb.patterns.web_qa.stage_models import PlanStage, ReadStage, SearchedStage, SelectedStage
 from ditto_nb.patterns.web_qa import prompts
 from ditto_nb.patterns.common.retrieval import comparison_entities
 from ditto_nb.patterns.web_qa.answer_checks import answer_problems
@@ -44,10 +46,6 @@ from ditto_nb.runtime.graph import graph
 
 INSUFFICIENT_TEXT = "The pages read do not state a verifiable answer to this question."
 """Answer text published when the repair concluded ``insufficient-evidence`` but a claim still failed."""
-
-STAGES = ("plan", "searched", "read", "selected", "report")
-"""Stage names accepted by ``stop_after``, in order."""
-
 
 def _verify_and_ground(run: RunState, g: Any, purpose: str, answer_get: Any, answer_done: tuple[str, ...],
                        labels: Mapping[str, str], chunks: list[dict[str, Any]], question: str) -> Any:
@@ -151,8 +149,8 @@ def _report_stage(run: RunState, plan: Mapping[str, Any], read: Mapping[str, Any
         "omitted_urls": list(read["omitted"]),
         "repaired": repaired,
         "budget": {
-            "model_calls": run.model_calls + sum(1 for key, row in run.ledger.items()
-                                                 if key.startswith("model:") and reusable(row)),
+            "model_calls": run.model_calls + sum(1 for key, row in run.ledger.rows.items()
+                                                 if key.startswith("model:") and row.get("status") == "done"),
             "model_calls_limit": run.max_model_calls,
             "queries": len(run.stages["searched"]["results"]) + len(hop_results), "queries_limit": req.max_queries,
             "pages": len(read["pages"]), "pages_limit": req.max_pages,
@@ -161,7 +159,7 @@ def _report_stage(run: RunState, plan: Mapping[str, Any], read: Mapping[str, Any
     }
     report = WebQaReport.model_validate(report).model_dump(mode="json")
     g = graph("report:commit")
-    commit = add_stage_commit(g, run.task, stage="report", value=lambda _o: report, after=(),
+    commit = add_stage_commit(g, run.task, stage="report", output=WebQaReport, value=lambda _o: report, after=(),
                               context=lambda v: {"status": v["answer"]["status"]})
     yield from run_step(g)
     return dict(commit.value)
@@ -228,6 +226,36 @@ def _publish(run: RunState, report: Mapping[str, Any]) -> Generator[Any, Any, No
     yield from run_step(g)
 
 
+def _report_with_hop(run: RunState, s: Mapping[str, Any]) -> Generator[Any, Any, Any]:
+    """Stage ``report``, after the optional second hop (its own search/read stages)."""
+    read, selected = s["read"], s["selected"]
+    hop = plan_hop(run, s["plan"], s["searched"], s["read"], s["selected"])
+    if hop is not None:
+        done = yield from hop_stages(run, hop, s["read"])
+        selected = merge_hop(req_question(run), s["selected"], hop, done["read"])
+        read = {**read, "pages": [*read["pages"], *done["read"]["pages"]],
+                "failures": [*read["failures"], *done["read"]["failures"]],
+                "omitted": [*read["omitted"], *done["read"]["omitted"]]}
+    return (yield from _report_stage(run, s["plan"], read, selected))
+
+
+WEB_QA = PatternSpec(
+    name="web_qa",
+    stages=(
+        Stage("plan", PlanStage, lambda run, s: plan_stage(run)),
+        Stage("searched", SearchedStage, lambda run, s: searched_stage(run, s["plan"])),
+        Stage("read", ReadStage, lambda run, s: read_stage(run, s["searched"])),
+        Stage("selected", SelectedStage, lambda run, s: selected_stage(run, s["plan"], s["read"])),
+        Stage("report", WebQaReport, lambda run, s: _report_with_hop(run, s)),
+    ),
+    replay=ReplayPolicy(reuse_failed_dispatches=False, persisted_start_clock=False),
+)
+"""Web QA declared as stages: failed searches/reads are retried while their stage is open."""
+
+STAGES = WEB_QA.names
+"""Stage names accepted by ``stop_after``, in order: plan, searched, read, selected, report."""
+
+
 def run_web_qa_loop(input: Mapping[str, Any], options: Mapping[str, Any] | None = None) -> Generator[Any, Any, dict[str, Any]]:
     """The Web QA plan, for ``runtime.loop(run_web_qa_loop, [input, options], signal=..., on_graph=...)``.
 
@@ -257,34 +285,20 @@ def run_web_qa_loop(input: Mapping[str, Any], options: Mapping[str, Any] | None 
     binding = binding_for(request.model_dump(mode="json"))
     outputs = yield from run_step(build_resume_graph(task, binding))
     state = read_resume(outputs, binding)
-    run = RunState(request=request, task=task, model=dict(model), ledger=dict(state.ledger),
+    ledger = Ledger(rows=dict(state.ledger), used={k: int(state.budget.get(k, 0)) for k in COUNTERS},
+                    reuse_failed=WEB_QA.replay.reuse_failed_dispatches)
+    run = RunState(request=request, task=task, model=dict(model), ledger=ledger,
                    max_model_calls=int(opts.get("max_model_calls", 6)),
                    results_per_query=int(opts.get("results_per_query", 5)), stages=dict(state.stages))
     s = run.stages
-    for stage in STAGES:
-        if stage not in s:
-            if stage == "plan":
-                s[stage] = yield from plan_stage(run)
-            elif stage == "searched":
-                s[stage] = yield from searched_stage(run, s["plan"])
-            elif stage == "read":
-                s[stage] = yield from read_stage(run, s["searched"])
-            elif stage == "selected":
-                s[stage] = yield from selected_stage(run, s["plan"], s["read"])
-            else:
-                read, selected = s["read"], s["selected"]
-                hop = plan_hop(run, s["plan"], s["searched"], s["read"], s["selected"])
-                if hop is not None:
-                    done = yield from hop_stages(run, hop, s["read"])
-                    selected = merge_hop(req_question(run), s["selected"], hop, done["read"])
-                    read = {**read, "pages": [*read["pages"], *done["read"]["pages"]],
-                            "failures": [*read["failures"], *done["read"]["failures"]],
-                            "omitted": [*read["omitted"], *done["read"]["omitted"]]}
-                s[stage] = yield from _report_stage(run, s["plan"], read, selected)
-        if stop_after == stage:
-            return {"status": "checkpoint", "stage": stage}
+    for stage in WEB_QA.stages:
+        if stage.name not in s:
+            assert stage.build is not None
+            s[stage.name] = yield from stage.build(run, s)
+        if stop_after == stage.name:
+            return {"status": "checkpoint", "stage": stage.name}
     yield from _publish(run, s["report"])
     return dict(s["report"])
 
 
-__all__ = ["INSUFFICIENT_TEXT", "STAGES", "canonical_json", "run_web_qa_loop"]
+__all__ = ["INSUFFICIENT_TEXT", "STAGES", "WEB_QA", "canonical_json", "run_web_qa_loop"]

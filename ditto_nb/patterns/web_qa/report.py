@@ -7,29 +7,12 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from ditto_nb.evidence import Chunk
+from ditto_nb.evidence.citation import Citation
 from ditto_nb.patterns.web_qa.prompts import Status
 
 
 class _Model(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class Citation(_Model):
-    """A verified quote with its location in the stored page text.
-
-    ``start``/``end`` are character offsets ``[start, end)`` in the normalized paragraph text.
-    """
-
-    chunk_id: str
-    quote: str
-    final_url: str
-    origin: str
-    title: str
-    fetched_at: str
-    sha256: str
-    paragraph_index: int
-    start: int
-    end: int
 
 
 class ClaimCheck(_Model):

@@ -13,10 +13,12 @@ from typing import Any
 
 from ditto_nb.errors import BudgetExceeded, ReadFailed, SearchFailed
 from ditto_nb.evidence import Chunk, bm25_rank, chunks_from_page, dedupe_mirrors, verify_conflict
-from ditto_nb.patterns.common import TaskScope, add_ledgered_call, add_stage_commit, reusable, run_step
+from ditto_nb.patterns.common import Ledger, TaskScope, add_ledgered_call, add_stage_commit, run_step
+from ditto_nb.patterns.common.failures import check_partial
 from ditto_nb.patterns.common.retrieval import build_queries, comparison_entities, question_entities, rank_hits
 from ditto_nb.patterns.web_qa import prompts
 from ditto_nb.patterns.web_qa.request import WebQaRequest
+from ditto_nb.patterns.web_qa.stage_models import PlanStage, ReadStage, SearchedStage, SelectedStage
 from ditto_nb.runtime.capabilities import INFER_REASONING_SAMPLE, INTERACTION_ACT_TOOL
 from ditto_nb.runtime.graph import Graph, graph
 from ditto_nb.text import normalize_text
@@ -38,7 +40,7 @@ class RunState:
         request: the request.
         task: namespace/scope.
         model: ``{"provider", "model"}``.
-        ledger: ledger rows read at resume (``{key: row}``).
+        ledger: the ledger and counters read at resume (failed searches/reads are retried).
         max_model_calls: cap on model dispatches in this run (6 per SPEC §3).
         results_per_query: search hits asked per query.
         model_calls: model dispatches made by this run.
@@ -47,7 +49,7 @@ class RunState:
     request: WebQaRequest
     task: TaskScope
     model: Mapping[str, str]
-    ledger: dict[str, Any]
+    ledger: Ledger
     max_model_calls: int = 6
     results_per_query: int = 5
     model_calls: int = 0
@@ -69,9 +71,9 @@ class RunState:
             BudgetExceeded: this run would exceed ``max_model_calls``.
         """
         key = f"model:{purpose}"
-        row: Any = self.ledger.get(key)
-        if reusable(row):
-            stored = dict(row["output"]["output"])
+        reused = self.ledger.reuse(key, "model", purpose)
+        if reused is not None:
+            stored = dict(reused["output"])
             return lambda _outputs: stored
         if self.model_calls + 1 > self.max_model_calls:
             raise BudgetExceeded(
@@ -100,7 +102,7 @@ class RunState:
 
     def model_node(self, purpose: str) -> tuple[str, ...]:
         """Node ids (dispatch, done) of a model call added to the current graph; () when reused."""
-        if reusable(self.ledger.get(f"model:{purpose}")):
+        if self.ledger.reuse(f"model:{purpose}", "model", purpose) is not None:
             return ()
         return (f"model:{purpose}", f"model:{purpose}:done")
 
@@ -163,7 +165,7 @@ def plan_stage(run: RunState) -> Step:
             "clarification": normalize_text(out.clarification),
         }
 
-    commit = add_stage_commit(g, run.task, stage="plan", value=value, after=done,
+    commit = add_stage_commit(g, run.task, stage="plan", output=PlanStage, value=value, after=done,
                               context=lambda v: {"queries": v["queries"]})
     yield from run_step(g)
     return commit.value
@@ -189,10 +191,9 @@ def searched_stage(run: RunState, plan: Mapping[str, Any], stage: str = "searche
     for i, spec in enumerate(specs):
         query = spec["text"]
         key = f"{prefix}:{i}"
-        row: Any = run.ledger.get(key)
-        if reusable(row) and row.get("name") == query:
-            stored = dict(row["output"])
-            getters.append(_const(stored))
+        reused = run.ledger.reuse(key, "search", query)
+        if reused is not None:
+            getters.append(_const(dict(reused)))
             continue
         args: dict[str, Any] = {"query": query, "limit": run.results_per_query}
         if spec.get("fallbacks"):
@@ -206,14 +207,12 @@ def searched_stage(run: RunState, plan: Mapping[str, Any], stage: str = "searche
 
     def value(outputs: dict[str, Any]) -> dict[str, Any]:
         results = [get(outputs) for get in getters]
-        failed = [r for r in results if not r.get("ok")]
-        if results and (len(failed) == len(results) or (failed and not run.request.allow_partial)):
-            detail = "; ".join(f"{r.get('query')!r}: {r.get('error') or r.get('failure')}" for r in failed)
-            raise SearchFailed(f"{len(failed)} of {len(results)} searches failed: {detail}")
+        check_partial(results, run.request.allow_partial, SearchFailed, "searches",
+                      lambda r: f"{r.get('query')!r}: {r.get('error') or r.get('failure')}")
         return {"results": results}
 
     dones = list(after)
-    commit = add_stage_commit(g, run.task, stage=stage, value=value, after=dones,
+    commit = add_stage_commit(g, run.task, stage=stage, output=SearchedStage, value=value, after=dones,
                               context=lambda v: {"hits": sum(len(r.get("hits") or []) for r in v["results"])})
     yield from run_step(g)
     return commit.value
@@ -293,10 +292,9 @@ def read_stage(run: RunState, searched: Mapping[str, Any], stage: str = "read",
     dones: list[str] = []
     for url in to_read:
         key = _url_key(url)
-        row: Any = run.ledger.get(key)
-        if reusable(row):
-            stored = dict(row["output"])
-            getters.append(_const(stored))
+        reused = run.ledger.reuse(key, "read", url)
+        if reused is not None:
+            getters.append(_const(dict(reused)))
             continue
         dones += [key, add_ledgered_call(g, run.task, key=key, kind="read", name=url, capability=INTERACTION_ACT_TOOL,
                                          input={"tool": "page_read", "args": {"url": url}})]
@@ -308,17 +306,15 @@ def read_stage(run: RunState, searched: Mapping[str, Any], stage: str = "read",
 
     def value(outputs: dict[str, Any]) -> dict[str, Any]:
         results = [get(outputs) for get in getters]
-        failed = [r for r in results if not r.get("ok")]
-        if results and (len(failed) == len(results) or (failed and not run.request.allow_partial)):
-            detail = "; ".join(f"{r.get('url')}: {r.get('failure')}" for r in failed)
-            raise ReadFailed(f"{len(failed)} of {len(results)} page reads failed: {detail}")
+        failed = check_partial(results, run.request.allow_partial, ReadFailed, "page reads",
+                               lambda r: f"{r.get('url')}: {r.get('failure')}")
         failures = search_failures + [
             {"stage": "read", "source": r.get("url", ""), "failure": r.get("failure") or "error", "error": r.get("error") or ""}
             for r in failed
         ]
         return {"pages": [r for r in results if r.get("ok")], "failures": failures, "omitted": omitted}
 
-    commit = add_stage_commit(g, run.task, stage=stage, value=value, after=dones,
+    commit = add_stage_commit(g, run.task, stage=stage, output=ReadStage, value=value, after=dones,
                               context=lambda v: {"pages": [p["final_url"] for p in v["pages"]]})
     yield from run_step(g)
     return commit.value
@@ -440,7 +436,7 @@ def selected_stage(run: RunState, plan: Mapping[str, Any], read: Mapping[str, An
             "omitted": omitted + skipped,
         }
 
-    commit = add_stage_commit(g, run.task, stage="selected", value=value, after=done,
+    commit = add_stage_commit(g, run.task, stage="selected", output=SelectedStage, value=value, after=done,
                               context=lambda v: {"selected": v["selected"]})
     yield from run_step(g)
     return commit.value

@@ -74,7 +74,7 @@ def test_sigkill_mid_round_resumes_without_recharging(
 
     before = _memory(directory, request)
     assert before["ledger/model:assess:r2"]["status"] == "started"
-    assert before["budget/model_calls"] == 3
+    assert before["budget/model"] == 3
     done_dispatches = {k for k, v in before.items() if k.startswith("ledger/") and v["status"] == "done"}
     web_requests = web.request_count
 
@@ -86,10 +86,10 @@ def test_sigkill_mid_round_resumes_without_recharging(
     # assessment was re-dispatched (charged again: a crash may over-count, never under-count).
     assert web.request_count == web_requests
     assert script.purposes.count("research-plan") == 1
-    assert after["budget/searches"] == before["budget/searches"]
-    assert after["budget/reads"] == before["budget/reads"]
-    assert after["budget/model_calls"] == 3 + 1 + 2  # assess r2 again, report, review
-    assert after["budget/model_calls"] <= request.max_model_calls
+    assert after["budget/search"] == before["budget/search"]
+    assert after["budget/read"] == before["budget/read"]
+    assert after["budget/model"] == 3 + 1 + 2  # assess r2 again, report, review
+    assert after["budget/model"] <= request.max_model_calls
     for key in done_dispatches:
         assert after[key]["at"] == before[key]["at"]
 

@@ -66,8 +66,8 @@ def test_two_rounds_multi_hop_close_the_gap(sandbox_factory: Any, scripted_model
     assert json.loads((out / "report.json").read_text())["stop_reason"] == "coverage-complete"
     assert "Kessendorf" in (out / "report.md").read_text()
     memory = _memory(tmp_path / "task", request)
-    assert memory["budget/model_calls"] == 5
-    assert memory["budget/searches"] == sum(len(r["queries"]) for r in report.rounds) == 3
+    assert memory["budget/model"] == 5
+    assert memory["budget/search"] == sum(len(r["queries"]) for r in report.rounds) == 3
     assert memory["round/2/plan"]["queries"] == ["Ilse Marrek birthplace"]
     assert memory["round/2/plan"]["search"][0]["fallbacks"][0] == "Ilse Marrek"  # relaxation on zero hits
 
@@ -119,8 +119,8 @@ def test_budget_stop_reasons(
     assert report.coverage[1]["status"] == "gap"
     assert any("born" in u or "designer" in u for u in report.unknowns)
     memory = _memory(tmp_path / "task", request)
-    assert memory.get("budget/searches", 0) <= request.max_searches
-    assert memory.get("budget/reads", 0) <= request.max_read_pages
+    assert memory.get("budget/search", 0) <= request.max_searches
+    assert memory.get("budget/read", 0) <= request.max_read_pages
 
 
 def test_model_budget_reserves_four_calls(sandbox_factory: Any, scripted_model: Any, config: Any, tmp_path: Path) -> None:
@@ -135,7 +135,7 @@ def test_model_budget_reserves_four_calls(sandbox_factory: Any, scripted_model: 
     report = run(web, config, tmp_path / "task", request)
     assert report.stop_reason == "model-budget"
     memory = _memory(tmp_path / "task", request)
-    assert memory["budget/model_calls"] <= 8
+    assert memory["budget/model"] <= 8
     # plan + three assessments, then the four reserved calls were kept for synthesis
     assert script.purposes.count("assess") == 3
     assert script.purposes[-2:] == ["report", "review"]

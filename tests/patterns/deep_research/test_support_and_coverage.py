@@ -158,7 +158,7 @@ def test_empty_first_round_leads_to_reformulated_second_round(
     assert report.stop_reason == "coverage-complete" and report.stop_reason != "no-progress"
     assert script.purposes == ["research-plan", "assess", "report", "review"]  # no assessment spent on round 1
     assert [c.quote for c in report.conclusions] == ["designed by engineer Ilse Marrek"]
-    assert report.budgets["searches"]["unused"] == report.budgets["searches"]["limit"] - report.budgets["searches"]["used"] > 0
+    assert report.budgets["search"]["unused"] == report.budgets["search"]["limit"] - report.budgets["search"]["used"] > 0
     assert "unused)" in (tmp_path / "task" / "output" / "report.md").read_text()
     _consistent(report)
 
@@ -174,7 +174,7 @@ def test_two_empty_rounds_stop_no_progress_with_budget_shown(
     assert report.stop_reason == "no-progress"
     assert [r["new_evidence"] for r in report.rounds] == [0, 0] and len(report.rounds) == 2
     assert report.rounds[1]["queries"] == report.rounds[0]["next_queries"] != []
-    assert report.budgets["model_calls"]["unused"] > 0 and report.unknowns
+    assert report.budgets["model"]["unused"] > 0 and report.unknowns
     _consistent(report)
 
 

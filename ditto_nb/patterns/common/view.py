@@ -1,0 +1,137 @@
+"""The ONE typed reader of a task: :class:`TaskView` (stages, ledger, budgets, report, failures).
+
+Notebook frames, Markdown export and ``ditto-nb show`` read a task through it and never run
+SQL themselves (the read-only SQL is :func:`ditto_nb.workers.memory_reader.read_task_rows`).
+Key layout (both patterns, ``docs/PATTERNS.md``): ``request`` (binding), ``stage/<name>``
+(``stage/report`` is the final report), ``ledger/<key>``, ``budget/model|search|read``; deep
+research adds ``round/<n>/plan``, ``round/<n>/reads``, ``stage/round/<n>`` and ``started_at``.
+
+Example::
+
+    view = load_task("tasks/t1")
+    read = view.stage("read")                      # JSON value, or None
+    report = view.stage("report", WebQaReport)     # a validated pydantic model, or None
+    view.budgets()                                 # {"model": 4, "search": 1, "read": 2}
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, TypeVar, overload
+
+from pydantic import BaseModel
+
+from ditto_nb.patterns.common.ledger import BUDGET_PREFIX, COUNTERS, LEDGER_PREFIX, STAGE_PREFIX
+from ditto_nb.workers.memory_reader import MEMORY_FILE, read_task_rows
+
+Pattern = Literal["web_qa", "deep_research"]
+
+_PREFIXES: dict[str, Pattern] = {"web_qa:": "web_qa", "research:": "deep_research"}
+
+M = TypeVar("M", bound=BaseModel)
+
+
+@dataclass(frozen=True)
+class TaskView:
+    """A snapshot of one task's Memory rows (read once, in one transaction).
+
+    Attributes:
+        directory: the task directory.
+        pattern: ``web_qa`` or ``deep_research`` (from the namespace prefix).
+        namespace: the Memory namespace (``web_qa:<id>`` or ``research:<id>``).
+        rows: every ``{key: value}`` of the namespace (JSON values).
+    """
+
+    directory: Path
+    pattern: Pattern
+    namespace: str
+    rows: dict[str, Any]
+
+    def get(self, key: str) -> Any:
+        """The value under ``key``, or None."""
+        return self.rows.get(key)
+
+    def prefixed(self, prefix: str) -> list[tuple[str, Any]]:
+        """``(key without prefix, value)`` of every key starting with ``prefix``, sorted by key."""
+        return [(k[len(prefix):], v) for k, v in sorted(self.rows.items()) if k.startswith(prefix)]
+
+    @property
+    def request(self) -> dict[str, Any]:
+        """The bound request's fields (``{}`` before the task is bound)."""
+        binding = self.rows.get("request")
+        if isinstance(binding, dict) and isinstance(binding.get("request"), dict):
+            return dict(binding["request"])
+        return {}
+
+    @overload
+    def stage(self, name: str) -> Any: ...
+
+    @overload
+    def stage(self, name: str, as_type: type[M]) -> M | None: ...
+
+    def stage(self, name: str, as_type: type[M] | None = None) -> Any:
+        """The committed output of stage ``name`` (``stage/<name>``), or None.
+
+        Args:
+            name: the stage name (``plan``, ``read``, ``report``, ``round/2``, ...).
+            as_type: a pydantic model to validate the output into (None: the JSON value).
+
+        Returns:
+            The JSON value, the validated model, or None when the stage is not committed.
+
+        Raises:
+            pydantic.ValidationError: the stored output does not fit ``as_type``.
+        """
+        value = self.rows.get(STAGE_PREFIX + name)
+        if value is None or as_type is None:
+            return value
+        return as_type.model_validate(value)
+
+    @property
+    def report(self) -> dict[str, Any] | None:
+        """The final validated report (``stage/report``) as JSON, or None."""
+        value = self.rows.get(STAGE_PREFIX + "report")
+        return dict(value) if isinstance(value, dict) else None
+
+    def ledger(self, kind: str | None = None) -> list[tuple[str, dict[str, Any]]]:
+        """Ledger rows ``(key, row)`` sorted by key, optionally only those of ``kind``
+        (``model``, ``search``, ``read``)."""
+        rows = [(k, v) for k, v in self.prefixed(LEDGER_PREFIX) if isinstance(v, dict)]
+        return [(k, v) for k, v in rows if kind is None or v.get("kind") == kind]
+
+    def budgets(self) -> dict[str, int]:
+        """Budget counters ``{"model", "search", "read"}`` as charged (never reset)."""
+        used = {k: int(v or 0) for k, v in self.prefixed(BUDGET_PREFIX)}
+        return {name: used.get(name, 0) for name in COUNTERS}
+
+    def unfinished(self) -> list[str]:
+        """Ledger keys whose dispatch started but never recorded done (e.g. after a crash)."""
+        return [key for key, row in self.ledger() if row.get("status") != "done"]
+
+
+def load_task(directory: str | os.PathLike[str], namespace: str | None = None) -> TaskView:
+    """Read a task directory's Memory (read-only, no lock).
+
+    Args:
+        directory: the task directory (holding ``memory.sqlite3``).
+        namespace: the namespace to read; None → the one Web QA or research namespace present.
+
+    Returns:
+        The :class:`TaskView`.
+
+    Raises:
+        ConfigError: no Memory file, no task namespace, or several namespaces and none chosen.
+        StorageError: the database cannot be read.
+    """
+    from ditto_nb.errors import ConfigError
+
+    chosen, rows = read_task_rows(directory, namespace, tuple(_PREFIXES))
+    pattern = next((p for prefix, p in _PREFIXES.items() if chosen.startswith(prefix)), None)
+    if pattern is None:
+        raise ConfigError(f"namespace {chosen!r} is not a Web QA or research task")
+    return TaskView(Path(directory), pattern, chosen, rows)
+
+
+__all__ = ["MEMORY_FILE", "Pattern", "TaskView", "load_task"]

@@ -1,0 +1,95 @@
+"""What the research loop knows while it runs, and its three graph helpers (no I/O).
+
+:class:`ResearchState` holds the Memory rows read by the ``resume`` graph, the one
+:class:`~ditto_nb.patterns.common.Ledger` (replay policy ``RESEARCH.replay``), the budget
+counters and the clock; :func:`run_graph` finishes and yields one stage graph; :func:`model_call`
+is one budgeted model call through the one ledgered dispatch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from typing import Any
+
+from pydantic import BaseModel
+
+from ditto_nb.patterns.common import Ledger, add_ledgered_call, run_step
+from ditto_nb.patterns.deep_research import prompts
+from ditto_nb.patterns.deep_research.request import ResearchRequest
+from ditto_nb.patterns.deep_research.stage_models import RESEARCH
+from ditto_nb.patterns.deep_research.stages import (
+    RESUME_ROW_NODES,
+    add_clock,
+    add_persist,
+    context_node,
+    model_payload,
+    task_scope,
+)
+from ditto_nb.runtime.capabilities import INFER_REASONING_SAMPLE
+from ditto_nb.runtime.graph import Graph, GraphStep, graph
+
+Plan = Generator[GraphStep, dict[str, Any], dict[str, Any]]
+BUDGET_LIMITS = {"search": "max_searches", "read": "max_read_pages", "model": "max_model_calls"}
+
+
+class ResearchState:
+    """What the plan knows: Memory rows from ``resume``, the ledger and counters, the clock."""
+
+    def __init__(self, request: ResearchRequest, resumed: dict[str, Any]) -> None:
+        self.request = request
+        self.rows: dict[str, Any] = {str(k): v for node in RESUME_ROW_NODES for k, v in resumed[node] or []}
+        if resumed["report"] is not None:
+            self.rows["report"] = resumed["report"]
+        limits = {kind: int(getattr(request, field)) for kind, field in BUDGET_LIMITS.items()}
+        # Research freezes each round's URL list, so a recorded failure is reused, not retried.
+        self.ledger = Ledger.from_resume(resumed["ledger"], resumed["budget"], limits,
+                                         reuse_failed=RESEARCH.replay.reuse_failed_dispatches)
+        self.used = self.ledger.used
+        self.started_at = float(resumed["started"])
+        self.now = float(resumed["clock"])
+        self.pending: list[tuple[str, Any]] = []
+        self.worked = False
+
+    def done(self, key: str, kind: str, name: str) -> Any | None:
+        return self.ledger.reuse(key, kind, name)
+
+    def elapsed(self) -> float:
+        return self.now - self.started_at
+
+    def budgets(self) -> dict[str, dict[str, int]]:
+        return self.ledger.budgets()
+
+
+def run_graph(st: ResearchState, g: Graph, stage: str, round_number: int = 0) -> Plan:
+    """Finish ``g`` (queued writes, Context update, clock), run it, and return its outputs."""
+    add_persist(g, st.request.namespace, st.pending)
+    context_node(g, st.request, {"stage": stage, "round": round_number})
+    add_clock(g)
+    out = yield from run_step(g)
+    st.pending = []
+    st.now = float(out["clock"])
+    st.worked = True
+    return out
+
+
+def after_pending(st: ResearchState) -> tuple[str, ...]:
+    return ("persist",) if st.pending else ()
+
+
+def model_call(st: ResearchState, key: str, purpose: str, messages: list[dict[str, str]], schema: type[BaseModel],
+           model: dict[str, Any], round_number: int = 0) -> Plan:
+    """One budgeted model call (reused from the ledger when done); returns the validated dump."""
+    output = st.done(key, "model", purpose)
+    if output is None:
+        st.ledger.charge("model")
+        g = graph(key.removeprefix("model:"))
+        add_ledgered_call(g, task_scope(st.request), key=key, kind="model", name=purpose,
+                          capability=INFER_REASONING_SAMPLE,
+                          input=model_payload(model, purpose, messages, schema, prompts.MAX_TOKENS.get(purpose)),
+                          after=after_pending(st))
+        out = yield from run_graph(st, g, purpose, round_number)
+        output = out[key]
+    return schema.model_validate(output["output"]).model_dump()
+
+
+__all__ = ["BUDGET_LIMITS", "Plan", "ResearchState", "after_pending", "model_call", "run_graph"]

@@ -1,0 +1,88 @@
+"""Typed outputs of the deep research stages and the pattern's declaration as stages.
+
+Research is declared as: ``plan``, then rounds (``round``: search → read → assess, one
+``stage/round/<n>`` per round, driven by the round loop), ``evidence``, then ``report`` (synthesis,
+review, at most one repair) and publish. Its differences from Web QA are replay-policy flags:
+failed reads of a frozen round are reused, and ``research_seconds`` counts from the persisted
+start clock.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from ditto_nb.patterns.common.stage import PatternSpec, ReplayPolicy, Stage, StageOutput
+from ditto_nb.patterns.deep_research.report import ResearchReport
+
+CoverageStatus = Literal["covered", "gap", "conflict"]
+
+
+class ResearchPlan(StageOutput):
+    """``stage/plan``: the checked plan (or the clarification questions)."""
+
+    clear: bool
+    goal: str
+    sub_questions: list[str]
+    queries: list[str]
+    clarification_questions: list[str] = Field(default_factory=list)
+
+
+class CoverageRow(StageOutput):
+    """One sub-question's coverage after an assessment."""
+
+    index: int
+    question: str
+    status: CoverageStatus
+    evidence_ids: list[str] = Field(default_factory=list)
+    gap: str = ""
+    next_queries: list[str] = Field(default_factory=list)
+
+
+class RoundRecord(StageOutput):
+    """``stage/round/<n>``: what one round did and the stop decision taken after it (replayed as
+    recorded on resume; ``None`` means another round was scheduled)."""
+
+    round: int
+    queries: list[str]
+    reads: list[str]
+    new_evidence: int
+    coverage: list[CoverageRow]
+    assessed: bool
+    next_queries: list[str] = Field(default_factory=list)
+    stop_reason: str | None = None
+
+
+class EvidenceStage(StageOutput):
+    """``stage/evidence``: the accumulated evidence items and what the caps left out."""
+
+    items: list[dict[str, Any]]
+    omitted: list[dict[str, Any]] = Field(default_factory=list)
+
+
+RESEARCH_REPLAY = ReplayPolicy(reuse_failed_dispatches=True, persisted_start_clock=True)
+
+RESEARCH = PatternSpec(
+    name="deep_research",
+    stages=(
+        Stage("plan", ResearchPlan, replay=RESEARCH_REPLAY),
+        Stage("round", RoundRecord, replay=RESEARCH_REPLAY),
+        Stage("evidence", EvidenceStage, replay=RESEARCH_REPLAY),
+        Stage("report", ResearchReport, replay=RESEARCH_REPLAY),
+    ),
+    replay=RESEARCH_REPLAY,
+)
+"""Deep research declared as stages; the round loop in ``plan.py`` drives them."""
+
+
+def stage_row(name: str, value: Any) -> dict[str, Any]:
+    """The JSON committed for research stage ``name`` (validated by its output model).
+
+    Raises:
+        pydantic.ValidationError: the value does not fit the stage's output model.
+    """
+    return RESEARCH.stage(name).commit_value(value)
+
+
+__all__ = ["RESEARCH", "CoverageRow", "EvidenceStage", "ResearchPlan", "RoundRecord", "stage_row"]
