@@ -71,6 +71,33 @@ class TaskView:
         value = self.rows.get("report") or self.rows.get("stage/report")
         return dict(value) if isinstance(value, dict) else None
 
+    @property
+    def failures(self) -> list[dict[str, Any]]:
+        """Failed runs recorded in Memory (``failure/<time>``), oldest first: ``stage``,
+        ``error_type``, ``message``, ``help``, ``retryable``, ``at`` (UTC ISO-8601)."""
+        return [dict(v) for _k, v in self.prefixed("failure/") if isinstance(v, dict)]
+
+    @property
+    def last_failure(self) -> dict[str, Any] | None:
+        """The failure of the task's latest run: the newest failure row when nothing is published
+        and no ledger row is newer (a later run that did work supersedes it), else None."""
+        failures = self.failures
+        if not failures or (self.directory / "output" / "report.json").is_file():
+            return None
+        newest = failures[-1]
+        work = [str(row.get("at") or "") for _k, row in self.ledger()]
+        if work and max(work) > str(newest.get("at") or ""):
+            return None
+        return newest
+
+    @property
+    def withheld(self) -> list[dict[str, Any]]:
+        """Claims verification rejected and withheld from the published answer (``withheld``):
+        ``claim``, ``chunk_id``, ``quote``, ``reason``, ``quote_found``, ``grounded``."""
+        value = self.rows.get("withheld")
+        claims = value.get("claims") if isinstance(value, dict) else None
+        return [dict(c) for c in claims or [] if isinstance(c, dict)]
+
     def ledger(self, kind: str | None = None) -> list[tuple[str, dict[str, Any]]]:
         """Ledger rows ``(key, row)`` sorted by key, optionally only those of ``kind``
         (``model``, ``search``, ``read``)."""

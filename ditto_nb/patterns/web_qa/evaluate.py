@@ -35,9 +35,13 @@ class Evaluation:
             citations when its cross-check failed); the rest passed.
         valid_claims: JSON claims built from the citations that passed every check (a claim with
             one failed and one passing citation keeps the passing one here).
+        rejected: one row per failed citation, for the analyst: ``claim``, ``chunk_id``,
+            ``quote``, ``quote_found`` (bool), ``grounded`` (bool) and ``reason`` (quote not found
+            in the chunk, the grounding verdict's reason, or the failed cross-check).
     """
 
     problems: list[str] = field(default_factory=list)
+    rejected: list[dict[str, Any]] = field(default_factory=list)
     claims: list[dict[str, Any]] = field(default_factory=list)
     failed: list[int] = field(default_factory=list)
     valid_claims: list[dict[str, Any]] = field(default_factory=list)
@@ -211,11 +215,13 @@ def evaluate_draft(
         grounded = True
         reasons = []
         bad: list[int] = []
+        why: dict[int, list[str]] = {i: [] for i in indexes}
         for i in indexes:
             check = verified[i]
             n = i + 1
             if not check["ok"]:
                 bad.append(i)
+                why[i].append(f"quote not found in chunk {citations[i]['chunk_id']} ({check['reason']})")
                 out.problems.append(
                     f"claim {n}: quote {check['quote']!r} is not exact text of chunk {citations[i]['chunk_id']} "
                     f"({check['reason']})"
@@ -226,6 +232,7 @@ def evaluate_draft(
                 bad.append(i)
                 reason = str((verdict or {}).get("reason") or "no supporting verdict")
                 reasons.append(reason)
+                why[i].append(f"grounding review: not supported ({reason})")
                 out.problems.append(f"claim {n}: grounding review: not supported ({reason})")
         good = [i for i in indexes if i not in bad]
         cross = None
@@ -240,9 +247,18 @@ def evaluate_draft(
                     f"claim {claim_text!r}: needs exact quotes from two different sites with different text "
                     f"(has {result.independent})"
                 )
+                for i in indexes:
+                    why[i].append(f"cross-check failed: needs exact quotes from two different sites "
+                                  f"(has {result.independent})")
         out.claims.append(_claim_json(claim_text, [verified[i] for i in indexes], quotes_ok, grounded, reasons,
                                       cross, origins))
         out.failed.extend(sorted(set(bad)))
+        for i in sorted(set(bad)):
+            out.rejected.append({
+                "claim": claim_text, "chunk_id": citations[i]["chunk_id"], "quote": citations[i]["quote"],
+                "quote_found": bool(verified[i]["ok"]), "grounded": bool((by_n.get(i + 1) or {}).get("supported")),
+                "reason": "; ".join(why[i]),
+            })
         if good:
             # the citations that passed every check stand on their own (failed ones go to the repair)
             good_checks = [checks[indexes.index(i)] for i in good]

@@ -34,6 +34,7 @@ from ditto_nb.patterns.web_qa.evaluate import (
     merge_claims,
 )
 from ditto_nb.patterns.web_qa.report import WebQaReport, render_markdown
+from ditto_nb.patterns.web_qa.withheld import add_withheld, withheld_graph
 from ditto_nb.patterns.web_qa.request import WebQaRequest
 from ditto_nb.patterns.web_qa.stages import RunState, plan_stage, read_stage, searched_stage, selected_stage
 from ditto_nb.runtime.capabilities import CONTEXT_LOAD, INTERACTION_ACT_TOOL
@@ -88,6 +89,7 @@ def _report_stage(run: RunState, plan: Mapping[str, Any], read: Mapping[str, Any
             }))
         conflicts_out.append({"topic": conflict["topic"], "sides": sides})
     repaired = False
+    withheld: list[dict[str, Any]] = []
     answer: dict[str, Any] = {}
     if plan["needs_clarification"]:
         answer = {"status": "needs-clarification",
@@ -108,14 +110,16 @@ def _report_stage(run: RunState, plan: Mapping[str, Any], read: Mapping[str, Any
                                                     conflicts_out, failed, result.problems, kept)
             claims = merge_claims([*claims, *result.valid_claims])
             if result.problems:
+                withheld = result.rejected
                 if draft["status"] != "insufficient-evidence":
+                    yield from run_step(withheld_graph(run.task, withheld, "UngroundedAnswer"))
                     raise UngroundedAnswer("the answer failed verification after one repair: "
                                            + "; ".join(result.problems))
                 # The model itself concludes the evidence is insufficient: publish that verdict with
                 # the valid claims only; the failed claims and the model's text are withheld.
-                withheld = len(set(result.failed))
                 answer = {"status": decide_status("insufficient-evidence", len(claims), bool(conflicts_out)),
-                          "text": f"{INSUFFICIENT_TEXT} ({withheld} unverified claim(s) withheld.)", "claims": claims}
+                          "text": f"{INSUFFICIENT_TEXT} ({len(set(result.failed))} unverified claim(s) withheld.)",
+                          "claims": claims}
         if "status" not in answer:
             status = decide_status(str(draft["status"]), len(claims), bool(conflicts_out))
             answer = {"status": status, "text": str(draft.get("answer", "")), "claims": claims}
@@ -140,6 +144,8 @@ def _report_stage(run: RunState, plan: Mapping[str, Any], read: Mapping[str, Any
     }
     report = WebQaReport.model_validate(report).model_dump(mode="json")
     g = graph("report:commit")
+    if withheld:
+        add_withheld(g, run.task, withheld, "insufficient-evidence")
     commit = add_stage_commit(g, run.task, stage="report", value=lambda _o: report, after=(),
                               context=lambda v: {"status": v["answer"]["status"]})
     yield from run_step(g)
