@@ -19,13 +19,28 @@ ALIAS = "qwen2.5-coder-0.5b-instruct"
 
 
 class _SlowModels(BaseHTTPRequestHandler):
-    """Answers ``GET /v1/models`` after ``delay`` seconds, like a server busy generating."""
+    """Answers ``GET /v1/models`` and chat completions (the start-up probe) after ``delay``
+    seconds, like a server busy generating."""
 
     delay = 3.0
+    probes: list[int] = []
 
     def do_GET(self) -> None:  # noqa: N802 - http.server API
         time.sleep(self.delay)
-        body = json.dumps({"object": "list", "data": [{"id": ALIAS, "object": "model"}]}).encode()
+        self._send({"object": "list", "data": [{"id": ALIAS, "object": "model"}]})
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server API
+        request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        time.sleep(self.delay)
+        prompt = " ".join(m["content"] for m in request["messages"])
+        _SlowModels.probes.append(len(prompt.split()))
+        self._send({"id": "x", "object": "chat.completion", "model": ALIAS,
+                    "choices": [{"index": 0, "message": {"role": "assistant", "content": "Town"},
+                                 "finish_reason": "stop"}],
+                    "usage": {"prompt_tokens": len(prompt.split()), "completion_tokens": 1}})
+
+    def _send(self, payload: object) -> None:
+        body = json.dumps(payload).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
@@ -66,6 +81,9 @@ def test_busy_server_is_reused_after_a_slow_probe(slow_server: int) -> None:
     server.start()
     assert server.reused and server.pid is None
     assert time.monotonic() - began >= _SlowModels.delay  # the 2 s probe alone would have given up
+    # a reused server is probed too: one real chat completion with a prompt of several hundred words
+    assert len(_SlowModels.probes) == 1 and _SlowModels.probes[0] >= 300
+    assert server.probe_seconds is not None and server.probe_seconds >= _SlowModels.delay
 
 
 def test_held_port_without_answer_never_gets_a_second_server(silent_port: int) -> None:
