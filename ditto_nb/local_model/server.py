@@ -250,9 +250,9 @@ class LocalModelServer:
         """
         began = time.monotonic()
         if self._probed:
-            crash = self.crash_check("since it was started")
-            if crash is None and self.is_running():
+            if self.crash_check() is None and self.is_running():
                 return self
+            crash = self.crash_check("since it was started", wait_seconds=2.0)  # a dying one exits
             self._probed = False
             if crash is not None:
                 self._after_crash(crash)

@@ -8,6 +8,7 @@ import os
 import re
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -16,7 +17,8 @@ REPO = Path(__file__).resolve().parents[2]
 def test_unreachable_model_stops_each_notebook_at_its_first_model_cell(tmp_path: Path) -> None:
     env = dict(os.environ)
     # ``ollama`` in ditto.yaml points at 127.0.0.1:11434 and starts no server: nothing answers there.
-    env.update(DITTO_NOTEBOOK_PROVIDER="ollama", DITTO_EVAL_LIMIT="2", PYTHONPATH=str(REPO))
+    env.update(DITTO_NOTEBOOK_PROVIDER="ollama", DITTO_EVAL_LIMIT="2", PYTHONPATH=str(REPO),
+               DITTO_TEST_SESSION=uuid.uuid4().hex)  # its own run: it must not check this run's servers
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rfs", "--nbval-lax",
          "notebooks/01_web_qa.ipynb", "notebooks/03_evaluation.ipynb"],
