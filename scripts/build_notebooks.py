@@ -97,8 +97,9 @@ show(evidence[["selected", "title", "final_url", "paragraph_index", "text", "rea
     report = await run_web_qa(app.runtime, task_input, on_graph=progress)
 assert isinstance(report, WebQaReport)
 assert report.answer.status in ("answered", "insufficient-evidence", "conflicting-evidence", "needs-clarification")
-claims = claims_frame(task_dir)
-assert len(claims) == len(report.answer.claims) and claims["quotes_verified"].all()
+claims = claims_frame(task_dir)  # withheld claims follow as status "rejected", with why
+published = claims[claims["status"] != "rejected"]
+assert len(published) == len(report.answer.claims) and published["quotes_verified"].all()
 display(Markdown(f"**{report.answer.status}**: {report.answer.text}"))
 show(claims[["claim", "status", "quotes", "titles", "links", "quotes_verified", "grounded", "grounding", "cross_check"]])'''),
     ("markdown", '''### Trace a quote
@@ -264,7 +265,7 @@ from ditto_nb.errors import DittoError
 from ditto_nb.notebook.ask import fresh_task_id, tasks_folder
 from ditto_nb.notebook.demo import open_notebook_env
 from ditto_nb.notebook.display import show, stand_in_banner, summary_frame
-from ditto_nb.notebook.evaluation import contains_answer, token_f1
+from ditto_nb.notebook.evaluation import contains_answer, raise_if_model_failed_everywhere, token_f1
 from ditto_nb.patterns.web_qa import WebQaReport, WebQaRequest, create_task, open_web_qa, run_web_qa
 from ditto_nb.sandbox import demo_questions_path, import_hotpotqa, load_hotpotqa_questions'''),
     ("code", '''questions_path = os.environ.get("DITTO_EVAL_QUESTIONS") or str(demo_questions_path())
@@ -277,7 +278,10 @@ questions = load_hotpotqa_questions(questions_path)[:limit]
 assert len(questions) >= 1
 print(env.provider, len(questions), "questions from", questions_path)
 stand_in_banner(env.provider, env.model["model"])'''),
-    ("code", '''async def evaluate(question):
+    ("code", '''errors = []  # per question: the typed error it ended with, or None
+
+
+async def evaluate(question):
     request = WebQaRequest(id=fresh_task_id(f"eval-{question.id}"), tenant="demo", principal="analyst",
                            question=question.question, allowed_origins=tuple(env.web.allowed_origins),
                            max_queries=1, max_pages=3)
@@ -289,8 +293,10 @@ stand_in_banner(env.provider, env.model["model"])'''),
         report = await run_web_qa(app.runtime, {"request": request, "model": env.model})
         assert isinstance(report, WebQaReport)
         status, text = report.answer.status, report.answer.text
+        errors.append(None)
     except DittoError as exc:  # a typed failure is an outcome too (e.g. UngroundedAnswer)
         status, text = type(exc).__name__, ""
+        errors.append(exc)
     finally:
         await app.close()
     return {"question": question.question, "gold": question.answer, "answer": text, "status": status,
@@ -299,6 +305,7 @@ stand_in_banner(env.provider, env.model["model"])'''),
     ("code", '''rows = []
 for question in tqdm(questions, desc="questions"):
     rows.append(await evaluate(question))
+raise_if_model_failed_everywhere(errors)  # a dead or crashed model fails the notebook here
 results = pd.DataFrame(rows)
 assert len(results) == len(questions)
 assert results["model_calls"].between(1, 6).all()

@@ -71,6 +71,33 @@ class TaskView:
         value = self.rows.get("report") or self.rows.get("stage/report")
         return dict(value) if isinstance(value, dict) else None
 
+    @property
+    def failures(self) -> list[dict[str, Any]]:
+        """Failed runs recorded in Memory (``failure/<time>``), oldest first: ``stage``,
+        ``error_type``, ``message``, ``help``, ``retryable``, ``at`` (UTC ISO-8601)."""
+        return [dict(v) for _k, v in self.prefixed("failure/") if isinstance(v, dict)]
+
+    @property
+    def last_failure(self) -> dict[str, Any] | None:
+        """The failure of the task's latest run: the newest failure row when nothing is published
+        and no ledger row is newer (a later run that did work supersedes it), else None."""
+        failures = self.failures
+        if not failures or (self.directory / "output" / "report.json").is_file():
+            return None
+        newest = failures[-1]
+        work = [str(row.get("at") or "") for _k, row in self.ledger()]
+        if work and max(work) > str(newest.get("at") or ""):
+            return None
+        return newest
+
+    @property
+    def withheld(self) -> list[dict[str, Any]]:
+        """Claims verification rejected and withheld from the published answer (``withheld``):
+        ``claim``, ``chunk_id``, ``quote``, ``reason``, ``quote_found``, ``grounded``."""
+        value = self.rows.get("withheld")
+        claims = value.get("claims") if isinstance(value, dict) else None
+        return [dict(c) for c in claims or [] if isinstance(c, dict)]
+
     def ledger(self, kind: str | None = None) -> list[tuple[str, dict[str, Any]]]:
         """Ledger rows ``(key, row)`` sorted by key, optionally only those of ``kind``
         (``model``, ``search``, ``read``)."""
@@ -90,7 +117,7 @@ def load_task(directory: str | os.PathLike[str], namespace: str | None = None) -
 
     Raises:
         ConfigError: no Memory file, no task namespace, or several namespaces and none chosen.
-        StorageError: the database cannot be read.
+        StorageError: the database cannot be read, or a value in it is not JSON.
     """
     task_dir = Path(directory)
     path = task_dir / MEMORY_FILE
@@ -111,7 +138,18 @@ def load_task(directory: str | os.PathLike[str], namespace: str | None = None) -
     pattern = next((p for prefix, p in _PREFIXES.items() if chosen.startswith(prefix)), None)
     if pattern is None:
         raise ConfigError(f"namespace {chosen!r} is not a Web QA or research task")
-    return TaskView(task_dir, pattern, chosen, {str(k): json.loads(v) for k, v in rows})
+    return TaskView(task_dir, pattern, chosen, {str(k): _decode(path, chosen, str(k), v) for k, v in rows})
+
+
+def _decode(path: Path, namespace: str, key: str, text: Any) -> Any:
+    """A stored value; one that is not JSON is a damaged store (:class:`StorageError`)."""
+    try:
+        return json.loads(text)
+    except (TypeError, ValueError) as exc:
+        raise StorageError(
+            f"memory store {path}: the value under ({namespace!r}, {key!r}) is not JSON ({exc}); the file is damaged",
+            help="Restore the task directory from a backup, or start the task again in a new directory.",
+        ) from None
 
 
 def _pick(names: list[str], task_dir: Path) -> str:
