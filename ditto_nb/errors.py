@@ -20,6 +20,7 @@ Tree::
     │   │   └── TaskLocked               another process holds the task directory
     │   ├── ModelError
     │   │   ├── ModelTransportError      network/HTTP failure talking to the model (retryable)
+    │   │   │   └── ModelServerCrashed   the local llama.cpp server the kit runs exited (code/signal, log)
     │   │   ├── ModelOutputInvalid       empty or non-JSON or schema-invalid model content
     │   │   ├── ModelOutputTruncated     finish_reason == "length"
     │   │   └── ModelRefusal             null content or an explicit refusal
@@ -143,6 +144,31 @@ class ModelTransportError(ModelError):
 
     retryable = True
     help = "Check that the model server is running and the base_url / API key are right."
+
+
+class ModelServerCrashed(ModelTransportError):
+    """The local llama.cpp server the kit runs has exited (or failed its start-up probe).
+
+    The message names the exit code or signal, the log's path and its last lines. For SIGILL it
+    says the llama.cpp build uses CPU instructions this machine cannot run and how to reinstall a
+    portable build. Not retryable as is: the process already restarted the server once, or the
+    same build would crash again.
+
+    Attributes:
+        returncode: the process's exit status (negative: killed by that signal), or None when the
+            process was not a child of this one (status unknown).
+        log_path: the server log file.
+    """
+
+    retryable = False
+    help = "Read the server log named in the message; rerun the task in a fresh process to resume it."
+
+    def __init__(
+        self, message: str, *, returncode: int | None = None, log_path: str | None = None, help: str | None = None
+    ) -> None:
+        super().__init__(message, help=help, retryable=False)
+        self.returncode = returncode
+        self.log_path = log_path
 
 
 class ModelOutputInvalid(ModelError):

@@ -97,8 +97,9 @@ show(evidence[["selected", "title", "final_url", "paragraph_index", "text", "rea
     report = await run_web_qa(app.runtime, task_input, on_graph=progress)
 assert isinstance(report, WebQaReport)
 assert report.answer.status in ("answered", "insufficient-evidence", "conflicting-evidence", "needs-clarification")
-claims = claims_frame(task_dir)
-assert len(claims) == len(report.answer.claims) and claims["quotes_verified"].all()
+claims = claims_frame(task_dir)  # withheld claims follow as status "rejected", with why
+published = claims[claims["status"] != "rejected"]
+assert len(published) == len(report.answer.claims) and published["quotes_verified"].all()
 display(Markdown(f"**{report.answer.status}**: {report.answer.text}"))
 show(claims[["claim", "status", "quotes", "titles", "links", "quotes_verified", "grounded", "grounding", "cross_check"]])'''),
     ("markdown", '''### Trace a quote
@@ -262,6 +263,7 @@ from matplotlib.figure import Figure
 from ditto_nb.notebook.ask import fresh_task_id, tasks_folder
 from ditto_nb.notebook.demo import open_notebook_env
 from ditto_nb.notebook.display import show, stand_in_banner, summary_frame
+from ditto_nb.notebook.evaluation import batch_errors, raise_if_model_failed_everywhere
 from ditto_nb.patterns.web_qa import WebQaRequest
 from ditto_nb.sandbox import demo_questions_path, import_hotpotqa, load_hotpotqa_questions'''),
     ("code", '''questions_path = os.environ.get("DITTO_EVAL_QUESTIONS") or str(demo_questions_path())
@@ -290,6 +292,8 @@ display(Markdown(f"Dask dashboard (live while the batch runs): <{client.dashboar
 finally:
     client.close()
     client.cluster.close()
+# a dead or crashed model fails the notebook here (every row a model/transport error), not "0 correct"
+raise_if_model_failed_everywhere(batch_errors(batch.frame["status"], batch.frame["error"]))
 asked = {r.id: r.question for r in requests}
 results = batch.frame.assign(question=batch.frame["id"].map(asked), gold=batch.frame["id"].map(gold))
 results = results[["question", "gold", "answer", "status", "correct", "f1", "model_calls", "seconds", "worker", "id"]]

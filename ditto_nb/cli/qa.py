@@ -12,13 +12,14 @@ import os
 import secrets
 import time
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
+from ditto_nb.cli.flags import check_choice, check_flags
 from ditto_nb.cli.paths import check_task_dir
 from ditto_nb.cli.progress import StageProgress
-from ditto_nb.cli.qa_render import render_checkpoint, render_report, render_stages
+from ditto_nb.cli.qa_render import render_checkpoint, render_failures, render_report, render_stages, render_withheld
 from ditto_nb.cli.qa_session import (
     STAGES,
     CliTask,
@@ -42,6 +43,10 @@ from ditto_nb.runtime.config import RuntimeConfig
 from ditto_nb.runtime.sync import run_sync
 from ditto_nb.web.policy import origin_of
 
+if TYPE_CHECKING:
+    from ditto_nb.patterns.common.view import TaskView
+
+
 TASKS_ROOT = Path(".ditto-tasks")
 """Where new task directories go by default (relative to the working directory)."""
 
@@ -57,8 +62,7 @@ StopAfterOption = Annotated[
 
 
 def _check_stage(stop_after: str | None) -> None:
-    if stop_after is not None and stop_after not in STAGES:
-        raise typer.BadParameter(f"must be one of {', '.join(STAGES)}", param_hint="--stop-after")
+    check_choice("--stop-after", stop_after, STAGES)
 
 
 def _new_task_id() -> str:
@@ -138,7 +142,6 @@ def start_task(
     previous_cli = (previous or {}).get("cli") or {}
     task_id = task_id or (previous_cli.get("request") or {}).get("id") or _new_task_id()
     task_dir = directory if directory is not None else TASKS_ROOT / task_id
-    task_dir.mkdir(parents=True, exist_ok=True)
     choice = None
     if sandbox is not None:
         corpus = str(sandbox.resolve())
@@ -161,7 +164,7 @@ def start_task(
                 **fields,
             }
         )
-        run_sync(create_task(task_dir, request, search_setup(config, web)))
+        run_sync(create_task(task_dir, request, search_setup(config, web)))  # makes the directory
         task = CliTask(
             request=request.model_dump(mode="json"),
             provider=provider_name,
@@ -237,8 +240,12 @@ def ask(
     quiet: QuietOption = False,
 ) -> None:
     """Answer one question with exact-quote citations; print the answer and the report paths."""
-    _check_stage(stop_after)
     with cli_errors():
+        _check_stage(stop_after)
+        from ditto_nb.patterns.web_qa import WebQaRequest
+
+        check_flags(WebQaRequest, {"max_queries": max_queries, "max_pages": max_pages},
+                    {"max_queries": "--max-queries", "max_pages": "--max-pages"})
         start_task(
             question,
             directory,
@@ -284,8 +291,12 @@ def show(
 ) -> None:
     """Show a task: status, answer, claims with quotes, URL, paragraph and citations (or its checkpoint)."""
     with cli_errors():
+        view = _memory_view(directory)
+        failures = render_failures(view.failures, view.last_failure) if view is not None else ""
         if task_pattern(directory) == "deep_research":
             typer.echo(_research_summary(directory))
+            if failures:
+                typer.echo(failures)
             return
         task = read_cli_task(directory)
         published = report_path(directory)
@@ -295,11 +306,28 @@ def show(
             typer.echo(published.read_text(encoding="utf-8"))
             return
         stages = run_sync(_stored_stages(directory, task))
-        typer.echo(render_stages(task, stages, published.is_file()))
+        failed = view is not None and view.last_failure is not None
+        typer.echo(render_stages(task, stages, published.is_file(), failed))
+        if failures:
+            typer.echo(failures)
         if published.is_file():
             typer.echo(render_report(json.loads(published.read_text(encoding="utf-8")), directory))
-        else:
+        if view is not None and view.withheld:
+            typer.echo(render_withheld(view.withheld))
+        if not published.is_file():
             typer.echo(f"continue with: ditto-nb resume {directory}")
+
+
+def _memory_view(directory: Path) -> TaskView | None:
+    """The task's read-only Memory view (the one TaskView), or None before any Memory."""
+    from ditto_nb.patterns.common import load_task
+
+    if not (directory / "memory.sqlite3").is_file():
+        return None
+    try:
+        return load_task(directory)
+    except ConfigError:
+        return None
 
 
 async def _stored_stages(directory: Path, task: CliTask) -> dict[str, Any]:

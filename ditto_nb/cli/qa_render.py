@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import textwrap
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -113,13 +113,60 @@ def _summary(name: str, value: Any) -> str:
     return ", ".join(parts[:6])
 
 
-def render_stages(task: CliTask, stages: Mapping[str, Any], report_exists: bool) -> str:
+def render_failures(failures: Sequence[Mapping[str, Any]], last: Mapping[str, Any] | None) -> str:
+    """Render recorded failed runs (``failure/<time>`` rows of the task's Memory).
+
+    Args:
+        failures: every failure row, oldest first.
+        last: the failure of the latest run (shown in full), or None.
+
+    Returns:
+        Text: the latest run's failure (stage, error type, time, message, help), then one line
+        per earlier failure; empty when there are none.
+    """
+    lines: list[str] = []
+    if last is not None:
+        lines.append(f"failed:   stage {last.get('stage')!r} at {last.get('at')}: {last.get('error_type')}")
+        lines.extend("  " + line for line in str(last.get("message", "")).splitlines())
+        if last.get("help"):
+            lines.append(f"help:     {last.get('help')}")
+    earlier = [f for f in failures if f is not last]
+    for failure in earlier:
+        first = (str(failure.get("message", "")).splitlines() or [""])[0]
+        lines.append(f"earlier failure: {failure.get('at')} stage {failure.get('stage')!r}: "
+                     f"{failure.get('error_type')}: {first}")
+    return "\n".join(lines)
+
+
+def render_withheld(claims: Sequence[Mapping[str, Any]]) -> str:
+    """Render the claims verification withheld (rejected, never published), each with why.
+
+    Args:
+        claims: ``withheld`` claims of the task's Memory.
+
+    Returns:
+        Text, empty when none.
+    """
+    if not claims:
+        return ""
+    lines = ["withheld claims (rejected by verification, not published):"]
+    for number, claim in enumerate(claims, 1):
+        lines.append(_wrap(f"{number}. [rejected] {claim.get('claim', '')}", "  "))
+        lines.append(f"     why: {claim.get('reason', '')}")
+        lines.append(f'     quote ({claim.get("chunk_id", "")}): "{claim.get("quote", "")}"')
+    return "\n".join(lines)
+
+
+def render_stages(
+    task: CliTask, stages: Mapping[str, Any], report_exists: bool, failed: bool = False
+) -> str:
     """Render the progress of a task from its Memory (for ``show`` on a checkpoint).
 
     Args:
         task: the CLI pointer (question, model, sandbox).
         stages: ``{stage name: persisted stage output}`` from Memory.
         report_exists: whether ``output/report.json`` exists.
+        failed: the task's latest run failed (see :func:`render_failures`).
 
     Returns:
         Text: question, model, one line per stage (done / pending) with a short summary.
@@ -132,7 +179,7 @@ def render_stages(task: CliTask, stages: Mapping[str, Any], report_exists: bool)
     ]
     if task.sandbox is not None:
         lines.append(f"sandbox:  {task.sandbox.corpus} (port {task.sandbox.port})")
-    state = "published" if report_exists else "checkpoint" if stages else "not started"
+    state = "published" if report_exists else "failed" if failed else "checkpoint" if stages else "not started"
     lines.append(f"state:    {state}")
     for name in STAGES:
         if name in stages:
@@ -146,4 +193,4 @@ def render_stages(task: CliTask, stages: Mapping[str, Any], report_exists: bool)
     return "\n".join(lines)
 
 
-__all__ = ["render_checkpoint", "render_report", "render_stages"]
+__all__ = ["render_checkpoint", "render_failures", "render_report", "render_stages", "render_withheld"]

@@ -1,6 +1,8 @@
 """CLI sub-command ``ditto-nb research``: thin, it calls the public deep research API.
 
-``ditto-nb research "topic" [--type market] [budget options] [--stop-after round] [--dir DIR]``.
+``ditto-nb research "topic" [--type market] [budget options] [--stop-after round] [--dir DIR]
+[--sandbox CORPUS.jsonl]``. Expected failures print ``error:`` and ``help:`` lines (exit code 2);
+bad flag values name the flag (``--max-pages must be 1–6``).
 Running it again with the same ``--dir`` resumes; ``ditto-nb resume DIR`` dispatches to
 :func:`resume_research_cli` when the directory holds a research task (``task.json``).
 """
@@ -15,12 +17,14 @@ from typing import Any
 
 import typer
 
+from ditto_nb.cli.flags import check_choice, check_flags
 from ditto_nb.cli.paths import check_task_dir
-from ditto_nb.errors import DittoError
+from ditto_nb.cli.qa_session import TASK_FILE, SandboxChoice, cli_errors, read_task_file, sandbox_web
 from ditto_nb.patterns.common import SearchSetup
 from ditto_nb.patterns.deep_research import (
     ModelChoice,
     ResearchReport,
+    ResearchRequest,
     create_task,
     open_research,
     parse_request,
@@ -46,6 +50,9 @@ def _print(result: ResearchReport | dict[str, Any]) -> None:
 def resume_research_cli(directory: Path, config_path: Path | None = None) -> None:
     """Resume the research task in ``directory`` and print the outcome (for ``ditto-nb resume``).
 
+    A task started with ``--sandbox`` is resumed against the same sandbox corpus, served on the
+    port its origins were bound to (recorded in ``task.json``).
+
     Args:
         directory: a research task directory.
         config_path: ``ditto.yaml`` (default: ``./ditto.yaml`` or the packaged default).
@@ -54,7 +61,26 @@ def resume_research_cli(directory: Path, config_path: Path | None = None) -> Non
         ConfigError: the directory is not a research task.
     """
     config = load_runtime_config(path=config_path)
-    _print(asyncio.run(resume_research(directory, config, SearchSetup.from_config(config))))
+    with sandbox_web(_recorded_sandbox(directory)) as web:
+        search = SearchSetup.from_sandbox(web) if web is not None else SearchSetup.from_config(config)
+        _print(asyncio.run(resume_research(directory, config, search)))
+
+
+def _recorded_sandbox(directory: Path) -> SandboxChoice | None:
+    """The sandbox recorded in a research task's ``task.json`` (``"sandbox"``), or None."""
+    data = read_task_file(directory) or {}
+    recorded = data.get("sandbox")
+    return SandboxChoice.model_validate(recorded) if isinstance(recorded, dict) else None
+
+
+def _remember_sandbox(directory: Path, choice: SandboxChoice) -> None:
+    """Merge ``"sandbox": {corpus, port}`` into the research task's ``task.json``."""
+    path = directory / TASK_FILE
+    data = read_task_file(directory) or {}
+    data["sandbox"] = choice.model_dump(mode="json")
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    tmp.replace(path)
 
 
 def is_research_task(directory: Path) -> bool:
@@ -86,46 +112,63 @@ def register(app: typer.Typer) -> None:
         config_path: Path | None = typer.Option(None, "--config", help="ditto.yaml path."),
         provider: str | None = typer.Option(None, help="Model provider name in ditto.yaml."),
         model: str | None = typer.Option(None, help="Model name."),
+        sandbox: Path | None = typer.Option(
+            None, "--sandbox", help="Run against a sandbox web built from this corpus JSONL.", exists=True
+        ),
     ) -> None:
         """Run (or resume) a bounded deep research task and publish its report."""
-        try:
+        with cli_errors():
+            check_choice("--stop-after", stop_after, ("plan", "round", "report"))
+            check_flags(ResearchRequest, {
+                "research_type": research_type, "max_queries": max_queries, "max_pages": max_pages,
+                "max_rounds": max_rounds, "max_searches": max_searches, "max_read_pages": max_read_pages,
+                "max_model_calls": max_model_calls, "research_seconds": research_seconds,
+            }, {
+                "research_type": "--type", "max_queries": "--max-queries", "max_pages": "--max-pages",
+                "max_rounds": "--max-rounds", "max_searches": "--max-searches", "max_read_pages": "--max-read-pages",
+                "max_model_calls": "--max-model-calls", "research_seconds": "--research-seconds",
+            })
             config = load_runtime_config(path=config_path)
-            search = SearchSetup.from_config(config)
             task_dir = check_task_dir(directory or Path(f"research-{uuid.uuid4().hex[:8]}"))
             existing = read_task(task_dir)
-            origins = list(allowed_origin) or (
-                [origin_of(search.mediawiki_api_url)] if search.mediawiki_api_url else []
-            )
-            request = existing or parse_request({
-                "id": task_id or task_dir.name, "tenant": "cli", "principal": "cli", "question": topic,
-                "research_type": research_type, "audience": audience, "scope": scope,
-                "allowed_origins": origins, "reference_urls": list(reference_url), "max_queries": max_queries,
-                "max_pages": max_pages, "max_rounds": max_rounds, "max_searches": max_searches,
-                "max_read_pages": max_read_pages, "max_model_calls": max_model_calls,
-                "research_seconds": research_seconds,
-            })
-            # One resolver: the provider whose local server open_research starts is the one called.
-            resolved = resolve_model(config, provider, model)
-            choice = ModelChoice(provider=resolved.provider, model=resolved.model)
-            create_task(task_dir, request)
-            remember_model(task_dir, choice)
+            choice = None
+            if sandbox is not None:
+                recorded = _recorded_sandbox(task_dir) if existing is not None else None
+                choice = SandboxChoice(corpus=str(sandbox.resolve()), port=recorded.port if recorded else 0)
+            with sandbox_web(choice) as web:
+                if web is not None and choice is not None:
+                    choice = SandboxChoice(corpus=choice.corpus, port=web.port, wiki_host=choice.wiki_host)
+                search = SearchSetup.from_sandbox(web) if web is not None else SearchSetup.from_config(config)
+                origins = list(allowed_origin) or (
+                    list(web.allowed_origins) if web is not None
+                    else [origin_of(search.mediawiki_api_url)] if search.mediawiki_api_url else []
+                )
+                request = existing or parse_request({
+                    "id": task_id or task_dir.name, "tenant": "cli", "principal": "cli", "question": topic,
+                    "research_type": research_type, "audience": audience, "scope": scope,
+                    "allowed_origins": origins, "reference_urls": list(reference_url), "max_queries": max_queries,
+                    "max_pages": max_pages, "max_rounds": max_rounds, "max_searches": max_searches,
+                    "max_read_pages": max_read_pages, "max_model_calls": max_model_calls,
+                    "research_seconds": research_seconds,
+                })
+                # One resolver: the provider whose local server open_research starts is the one called.
+                resolved = resolve_model(config, provider, model)
+                model_choice = ModelChoice(provider=resolved.provider, model=resolved.model)
+                create_task(task_dir, request)
+                remember_model(task_dir, model_choice)
+                if choice is not None:
+                    _remember_sandbox(task_dir, choice)
 
-            async def go() -> ResearchReport | dict[str, Any]:
-                app_ = await open_research(task_dir, request, resolved.config, search)
-                try:
-                    return await run_research(app_.runtime, {"request": request, "model": choice.model_dump()},
-                                              stop_after=stop_after)  # type: ignore[arg-type]
-                finally:
-                    await app_.close()
+                async def go() -> ResearchReport | dict[str, Any]:
+                    app_ = await open_research(task_dir, request, resolved.config, search)
+                    try:
+                        return await run_research(app_.runtime, {"request": request, "model": model_choice.model_dump()},
+                                                  stop_after=stop_after)  # type: ignore[arg-type]
+                    finally:
+                        await app_.close()
 
-            _print(asyncio.run(go()))
-            typer.echo(f"task directory: {task_dir}")
-        except DittoError as exc:
-            typer.echo(f"error: {type(exc).__name__}: {exc}\nhint: {exc.help}", err=True)
-            raise typer.Exit(2) from None
-        except OSError as exc:  # a file or folder named by the analyst cannot be used
-            typer.echo(f"error: {exc}\nhint: check the --dir path: it must be a writable folder", err=True)
-            raise typer.Exit(2) from None
+                _print(asyncio.run(go()))
+                typer.echo(f"task directory: {task_dir}")
 
 
 __all__ = ["is_research_task", "register", "resume_research_cli"]

@@ -6,39 +6,48 @@ serves the OpenAI chat completions API under ``/v1``; structured output is reque
 ``response_format={"type": "json_object", "schema": {...}}`` (a GBNF grammar built from the JSON
 schema), see ``docs/LOCAL_MODEL.md``.
 
-Readiness is ``GET /v1/models`` answering 200. A server already answering on the port with our
-model alias is reused instead of starting a second one (e.g. one left by an earlier kernel);
-anything else on that port is an error. A server busy generating may answer ``/v1/models`` late:
-when the port accepts TCP connections but the 2 s probe fails, :meth:`LocalModelServer.start`
-keeps probing for up to :data:`BUSY_WAIT_SECONDS` and never starts a second server on a held port. Servers this process started are stopped at interpreter
-exit (``atexit``) unless started with ``keep_running=True``.
+Readiness is ``GET /v1/models`` answering 200, then the start-up probe: one real chat completion
+with a prompt of several hundred tokens (:mod:`~ditto_nb.local_model.health`), so a build that
+cannot run on this CPU fails at start-up, not in the middle of a task. A server already answering
+on the port with our model alias is reused instead of starting a second one (e.g. one left by an
+earlier kernel); anything else on that port is an error. A server busy generating may answer
+``/v1/models`` late: when the port accepts TCP connections but the 2 s probe fails,
+:meth:`LocalModelServer.start` keeps probing for up to :data:`BUSY_WAIT_SECONDS` and never starts a
+second server on a held port.
+
+A server that exits is reported as :class:`~ditto_nb.errors.ModelServerCrashed` (exit code or
+signal, log path and tail) and restarted at most :data:`MAX_RESTARTS` time per process. Servers
+are shared across processes with leases (:mod:`~ditto_nb.local_model.ownership`): at interpreter
+exit (``atexit``) this process drops its lease, and the last live user stops the server, unless it
+was started with ``keep_running=True``.
 """
 
 from __future__ import annotations
 
-import atexit
 import importlib.util
 import os
 import socket
 import subprocess
 import sys
-import threading
 import time
-from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, Final
 
 import httpx
 
-from ditto_nb.errors import ConfigError, ModelTransportError
+from ditto_nb.errors import ConfigError, ModelServerCrashed, ModelTransportError
+from ditto_nb.local_model.health import crash_error, log_tail, run_probe
+from ditto_nb.local_model.ownership import ServerLeases, ServerRecord, pid_alive, terminate_pid
 from ditto_nb.local_model.weights import assemble_weights, default_cache_dir, get_profile
-from ditto_nb.runtime.config import RuntimeConfig
 
 HOST: Final = "127.0.0.1"
 """The only address the local server binds to."""
 
-LOG_TAIL_BYTES: Final = 4000
-"""How much of the server log (bytes) is quoted in a start-up error."""
+MAX_RESTARTS: Final = 1
+"""How many times one process restarts a server that crashed before raising the crash."""
+
+PROBE_TIMEOUT_SECONDS: Final = 300.0
+"""How long the start-up probe may take (seconds; a busy 2-core machine is slow)."""
 
 BUSY_WAIT_SECONDS: Final = 60.0
 """How long to wait for ``/v1/models`` when the port is held but the server does not answer yet
@@ -98,17 +107,6 @@ def _probe_models(port: int, timeout_seconds: float = 2.0) -> list[str] | None:
     return [str(item.get("id")) for item in data if isinstance(item, dict)]
 
 
-def _tail(path: Path, limit: int = LOG_TAIL_BYTES) -> str:
-    try:
-        with open(path, "rb") as handle:
-            handle.seek(0, 2)
-            size = handle.tell()
-            handle.seek(max(0, size - limit))
-            return handle.read().decode("utf-8", errors="replace")
-    except OSError:
-        return "<no log>"
-
-
 class LocalModelServer:
     """One llama.cpp server process (or a reused compatible one) serving a weight profile.
 
@@ -161,7 +159,21 @@ class LocalModelServer:
         """True when :meth:`start` found a compatible server already answering."""
         self.start_seconds: float | None = None
         """Wall time (seconds) :meth:`start` took until the server answered."""
+        self.probe_timeout_seconds = PROBE_TIMEOUT_SECONDS
+        """How long (seconds) the start-up probe may take."""
+        self.probe_seconds: float | None = None
+        """Wall time (seconds) of the last start-up probe."""
+        self.probe_prompt_tokens = 0
+        """Prompt tokens of the last start-up probe (as reported by the server)."""
+        self.crashes = 0
+        """Crashes seen by this process; after MAX_RESTARTS + 1 the server is not started again."""
+        self.last_crash: ModelServerCrashed | None = None
+        """The last crash seen, if any."""
+        self.leases = ServerLeases(self.cache_dir / "servers")
+        """Record and leases shared with other processes using the port."""
         self._process: subprocess.Popen[bytes] | None = None
+        self._record: ServerRecord | None = None
+        self._probed = False
 
     @property
     def base_url(self) -> str:
@@ -216,34 +228,58 @@ class LocalModelServer:
         return env
 
     def start(self) -> LocalModelServer:
-        """Reuse a compatible server on the port, or assemble the weights and start one.
+        """Reuse a compatible server on the port, or assemble the weights and start one; then probe it.
+
+        The probe (:func:`~ditto_nb.local_model.health.run_probe`) is one real chat completion with
+        a prompt of several hundred tokens, made after starting *or* reusing, before any task uses
+        the server. A server this object started that has exited since is restarted at most
+        :data:`MAX_RESTARTS` time(s) per process; after that the crash is raised.
 
         Returns:
-            self (ready: ``/v1/models`` answered).
+            self (ready: ``/v1/models`` answered and the probe passed).
 
         Raises:
             ConfigError: llama-cpp-python is not installed; the weights are missing or corrupt;
                 the port is held by a server that does not report our model alias.
+            ModelServerCrashed: the server exited during start-up or its probe (exit code or
+                signal, log path and tail; for SIGILL how to reinstall a portable build), or it
+                crashed earlier and was already restarted once in this process.
             ModelTransportError: the port is held but ``/v1/models`` did not answer within
-                ``busy_wait_seconds`` (retryable; no second server is started); the server exited
-                during start-up (``retryable=False``) or did
-                not answer within ``start_timeout_seconds``; the message quotes the log tail.
+                ``busy_wait_seconds`` (retryable; no second server is started); the server did
+                not answer within ``start_timeout_seconds``; the probe failed without a crash.
         """
         began = time.monotonic()
-        if self._process is not None and self._process.poll() is None and self.is_running():
-            return self
-        ids = _probe_models(self.port)
-        if ids is None and _port_held(self.port):
-            ids = _probe_held_port(self.port, self.busy_wait_seconds)
-        if ids is not None:
-            if self.model_alias not in ids:
-                raise ConfigError(
-                    f"port {self.port} is used by an OpenAI-compatible server serving {ids}, "
-                    f"not {self.model_alias!r}; stop it or set launch.port to a free port"
-                )
-            self.reused = True
-            self.start_seconds = time.monotonic() - began
-            return self
+        if self._probed:
+            if self.crash_check() is None and self.is_running():
+                return self
+            crash = self.crash_check("since it was started", wait_seconds=2.0)  # a dying one exits
+            self._probed = False
+            if crash is not None:
+                self._after_crash(crash)
+        self._check_restart()
+        with self.leases.locked(self.port):
+            ids = _probe_models(self.port)
+            if ids is None and _port_held(self.port):
+                ids = _probe_held_port(self.port, self.busy_wait_seconds)
+            if ids is not None:
+                if self.model_alias not in ids:
+                    raise ConfigError(
+                        f"port {self.port} is used by an OpenAI-compatible server serving {ids}, "
+                        f"not {self.model_alias!r}; stop it or set launch.port to a free port"
+                    )
+                self.reused = True
+                self._record = self.leases.read(self.port)  # None: a server the kit did not start
+                if self._record is not None:
+                    self.leases.join(self.port)
+            else:
+                self._spawn(began)
+        self._probe()
+        self._probed = True
+        self.start_seconds = time.monotonic() - began
+        return self
+
+    def _spawn(self, began: float) -> None:
+        """Start the server process (the port's lock is held) and wait until it answers."""
         if importlib.util.find_spec("llama_cpp") is None:
             raise ConfigError(
                 "llama-cpp-python is not installed; run: "
@@ -264,9 +300,79 @@ class LocalModelServer:
             )
         finally:
             log.close()
+        self.reused = False
         self._wait_ready(began)
-        self.start_seconds = time.monotonic() - began
-        return self
+        self._record = ServerRecord(
+            pid=self._process.pid, port=self.port, profile=self.profile.name, model_alias=self.model_alias,
+            log_path=str(self.log_path), started_by=os.getpid(), started_at=time.time(),
+            keep_running=self.keep_running,
+        )
+        self.leases.write(self._record)
+        self.leases.join(self.port)
+
+    def _probe(self) -> None:
+        """Run the start-up probe; a failure is a start-up failure (the server is released)."""
+        try:
+            self.probe_seconds, self.probe_prompt_tokens = run_probe(
+                self.base_url, self.model_alias, timeout_seconds=self.probe_timeout_seconds
+            )
+        except ModelTransportError as exc:
+            crash = self.crash_check("during its start-up probe", wait_seconds=5.0)
+            self.stop()
+            if crash is not None:
+                raise self._count(crash) from exc
+            raise ModelTransportError(
+                f"llama.cpp server for {self.profile.name!r} on port {self.port} failed its start-up probe: {exc}; "
+                f"log {self.log_path}:\n{log_tail(self.log_path)}"
+            ) from exc
+
+    def crash_check(self, when: str = "during a model call", wait_seconds: float = 0.0) -> ModelServerCrashed | None:
+        """The crash report when the server this object started (or reuses) has exited, else None.
+
+        Args:
+            when: what was happening, for the message.
+            wait_seconds: how long to wait for a dying process to exit (seconds).
+
+        Returns:
+            A :class:`~ditto_nb.errors.ModelServerCrashed` to raise, or None (still running, or
+            a foreign server the kit knows no process of).
+        """
+        deadline = time.monotonic() + wait_seconds
+        while True:
+            if self._process is not None:
+                code = self._process.poll()
+                if code is not None:
+                    return crash_error(self.profile.name, self.port, code, self.log_path, pid=self._process.pid, when=when)
+            elif self._record is not None and not pid_alive(self._record.pid):
+                return crash_error(self.profile.name, self.port, None, Path(self._record.log_path),
+                                   pid=self._record.pid, when=when)
+            if time.monotonic() >= deadline:
+                return None
+            time.sleep(0.1)
+
+    def _after_crash(self, crash: ModelServerCrashed) -> None:
+        """Forget a crashed server (its record and our lease) and count the crash."""
+        record, self._record, self._process = self._record, None, None
+        with self.leases.locked(self.port):
+            self.leases.leave(self.port)
+            if record is not None and self.leases.read(self.port) is None:
+                self.leases.forget(self.port)
+        self._count(crash)
+
+    def _count(self, crash: ModelServerCrashed) -> ModelServerCrashed:
+        self.last_crash = crash
+        self.crashes += 1
+        return crash
+
+    def _check_restart(self) -> None:
+        """Raise the last crash when this process already restarted the server MAX_RESTARTS times."""
+        crash = self.last_crash
+        if crash is not None and self.crashes > MAX_RESTARTS:
+            raise ModelServerCrashed(
+                f"{crash}\nnot restarted again: the server crashed {self.crashes} times in this process "
+                f"(at most {MAX_RESTARTS} restart per process)",
+                returncode=crash.returncode, log_path=crash.log_path, help=crash.help,
+            )
 
     def _wait_ready(self, began: float) -> None:
         process = self._process
@@ -276,40 +382,49 @@ class LocalModelServer:
             code = process.poll()
             if code is not None:
                 self._process = None
-                raise ModelTransportError(
-                    f"llama.cpp server for {self.profile.name!r} exited with code {code} during start-up; "
-                    f"log {self.log_path}:\n{_tail(self.log_path)}",
-                    retryable=False,
-                    help="Read the server log; a busy port or a damaged model file are common causes.",
-                )
+                raise self._count(crash_error(self.profile.name, self.port, code, self.log_path, pid=process.pid,
+                                              when="during start-up"))
             if self.is_running():
                 return
             if time.monotonic() > deadline:
                 self.stop()
                 raise ModelTransportError(
                     f"llama.cpp server for {self.profile.name!r} did not answer on port {self.port} within "
-                    f"{self.start_timeout_seconds:.0f} s; log {self.log_path}:\n{_tail(self.log_path)}"
+                    f"{self.start_timeout_seconds:.0f} s; log {self.log_path}:\n{log_tail(self.log_path)}"
                 )
             time.sleep(0.25)
 
     def stop(self, timeout_seconds: float = 10.0) -> None:
-        """Stop the server this object started: SIGTERM, then SIGKILL after ``timeout_seconds``.
+        """Release this process's use of the server; the last user stops it.
 
-        A reused server (not started by us) is left running.
+        A server the kit started (by any process) is stopped when no other live process holds a
+        lease on it (:mod:`~ditto_nb.local_model.ownership`): SIGTERM, then SIGKILL after
+        ``timeout_seconds``. A server still used by another process keeps running; a server the
+        kit did not start (no record) is never stopped; another process's ``keep_running`` server
+        is left running.
 
         Args:
             timeout_seconds: grace period after SIGTERM (seconds).
         """
-        process = self._process
-        self._process = None
-        if process is None or process.poll() is not None:
+        process, record = self._process, self._record
+        self._process, self._record, self._probed = None, None, False
+        if process is None and record is None:
             return
-        process.terminate()
-        try:
-            process.wait(timeout=timeout_seconds)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=timeout_seconds)
+        with self.leases.locked(self.port):
+            if self.leases.leave(self.port):
+                return  # another live process still uses it: the last one stops it
+            if process is not None and process.poll() is None:
+                process.terminate()
+                try:
+                    process.wait(timeout=timeout_seconds)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait(timeout=timeout_seconds)
+            elif record is not None:
+                if record.keep_running and record.started_by != os.getpid():
+                    return
+                terminate_pid(record.pid, self.port, timeout_seconds)
+            self.leases.forget(self.port)
 
     def __enter__(self) -> LocalModelServer:
         return self.start()
@@ -318,117 +433,10 @@ class LocalModelServer:
         self.stop()
 
 
-# --- process-wide registry ------------------------------------------------------------------
-_registry_lock = threading.Lock()
-_servers: dict[int, LocalModelServer] = {}
-
-
-def running_servers() -> Mapping[int, LocalModelServer]:
-    """Servers started or reused through :func:`ensure_local_provider`, by port (a copy)."""
-    with _registry_lock:
-        return dict(_servers)
-
-
-def stop_all(*, include_kept: bool = False) -> None:
-    """Stop every server this process started (registered at ``atexit``).
-
-    Args:
-        include_kept: also stop servers started with ``keep_running=True``.
-    """
-    with _registry_lock:
-        servers = list(_servers.items())
-        for port, server in servers:
-            if include_kept or not server.keep_running:
-                del _servers[port]
-    for _, server in servers:
-        if include_kept or not server.keep_running:
-            server.stop()
-
-
-atexit.register(stop_all)
-
-
-def stop_local_server(port: int) -> bool:
-    """Stop the server registered on a port (if this process started it) and forget it.
-
-    Args:
-        port: the server's TCP port.
-
-    Returns:
-        True when a server was registered on that port.
-    """
-    with _registry_lock:
-        server = _servers.pop(port, None)
-    if server is None:
-        return False
-    server.stop()
-    return True
-
-
-def ensure_local_provider(
-    config: RuntimeConfig,
-    provider_name: str,
-    *,
-    keep_running: bool = False,
-    cache_dir: str | Path | None = None,
-    start_timeout_seconds: float = 180.0,
-) -> str:
-    """Return the base URL to use for a provider, starting its local server when it has one.
-
-    For a provider whose ``launch.kind`` is ``llama-cpp``, the profile's weights are assembled
-    (once) and a llama.cpp server is started on ``127.0.0.1:launch.port`` — or a compatible one
-    already answering there is reused. The server reports the provider's ``model`` name. Any
-    other provider's configured ``base_url`` is returned unchanged.
-
-    Args:
-        config: the runtime configuration.
-        provider_name: a key of ``config.providers``.
-        keep_running: leave a server we start running after the interpreter exits.
-        cache_dir: model cache directory (default ``$DITTO_MODEL_DIR`` or ``~/.cache/ditto_nb/models``).
-        start_timeout_seconds: how long to wait for the server to answer (seconds).
-
-    Returns:
-        The OpenAI-compatible base URL (e.g. ``http://127.0.0.1:8765/v1``).
-
-    Raises:
-        ConfigError: unknown provider, unknown profile, missing llama-cpp-python or weights,
-            or the port is held by another model's server.
-        ModelTransportError: the server failed to start (see :meth:`LocalModelServer.start`).
-    """
-    provider = config.provider(provider_name)
-    launch = provider.launch
-    if launch is None or launch.kind != "llama-cpp":
-        return provider.base_url
-    profile = get_profile(launch.profile)
-    alias = provider.model or profile.model_alias
-    with _registry_lock:
-        server = _servers.get(launch.port)
-        if server is not None and (server.profile.name != profile.name or server.model_alias != alias):
-            raise ConfigError(
-                f"providers.{provider_name}.launch.port {launch.port} is already used by profile "
-                f"{server.profile.name!r} ({server.model_alias}); give each local provider its own port"
-            )
-        if server is None:
-            server = LocalModelServer(
-                profile.name,
-                port=launch.port,
-                model_alias=alias,
-                cache_dir=cache_dir,
-                start_timeout_seconds=start_timeout_seconds,
-                keep_running=keep_running,
-            )
-        server.keep_running = server.keep_running or keep_running
-        server.start()
-        _servers[launch.port] = server
-    return server.base_url
-
-
 __all__ = [
     "BUSY_WAIT_SECONDS",
     "HOST",
+    "MAX_RESTARTS",
+    "PROBE_TIMEOUT_SECONDS",
     "LocalModelServer",
-    "ensure_local_provider",
-    "running_servers",
-    "stop_all",
-    "stop_local_server",
 ]

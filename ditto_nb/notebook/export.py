@@ -15,6 +15,7 @@ from ditto_nb.errors import ConfigError
 from ditto_nb.notebook.frames import TaskRef, as_view
 from ditto_nb.notebook.memory_view import TaskView
 from ditto_nb.patterns.common import report_json_text
+from ditto_nb.patterns.web_qa.report import published_report
 
 
 def _claims(view: TaskView, report: dict[str, Any]) -> list[tuple[str, list[dict[str, Any]]]]:
@@ -194,7 +195,8 @@ def export_json(task_dir: str | os.PathLike[str], path: str | os.PathLike[str]) 
         raise ConfigError(f"{view.directory}: the task has no report yet")
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(report_json_text(view.report), encoding="utf-8")
+    report = published_report(view.report) if view.pattern == "web_qa" else view.report
+    out.write_text(report_json_text(report), encoding="utf-8")
     return out
 
 

@@ -266,13 +266,16 @@ def claims_frame(task: TaskRef) -> pd.DataFrame:
         ``chunks`` (page chunk ids cited, one per quote; pass one to
         :func:`~ditto_nb.notebook.quotes.show_quote`), ``quotes_verified`` (bool), ``grounded`` (the grounding/review verdict),
         ``grounding`` (the reviewer's reason or problems) and ``cross_check`` (True/False, None
-        when not requested). Empty before the report.
+        when not requested). Web QA claims that verification withheld (never published) follow
+        with ``status`` ``rejected``, ``grounding`` saying why (quote not found in the chunk, or
+        the grounding verdict's reason); they are listed also when the run failed with
+        ``UngroundedAnswer``. Otherwise empty before the report.
     """
     view = as_view(task)
     report = view.report
     rows: list[dict[str, Any]] = []
     if report is None:
-        return frame(rows, CLAIMS_COLUMNS)
+        return frame([withheld_row(item) for item in view.withheld], CLAIMS_COLUMNS)
     if view.pattern == "web_qa":
         answer = report.get("answer") or {}
         for claim in answer.get("claims", []):
@@ -288,6 +291,8 @@ def claims_frame(task: TaskRef) -> pd.DataFrame:
                 "quotes_verified": check.get("quotes_verified"), "grounded": check.get("grounded"),
                 "grounding": check.get("grounding_reason", ""), "cross_check": check.get("cross_check_passed"),
             })
+    if view.pattern == "web_qa":
+        rows += [withheld_row(item) for item in view.withheld]
     else:
         status = {int(c["index"]): c.get("status") for c in report.get("coverage", [])}
         review = report.get("review") or {}
@@ -301,6 +306,15 @@ def claims_frame(task: TaskRef) -> pd.DataFrame:
                 "cross_check": None,
             })
     return frame(rows, CLAIMS_COLUMNS)
+
+
+def withheld_row(item: Mapping[str, Any]) -> dict[str, Any]:
+    """A ``claims_frame`` row for a withheld claim (``status`` ``rejected``)."""
+    return {
+        "claim": item.get("claim"), "status": "rejected", "quotes": [item.get("quote")], "origins": [],
+        "quotes_verified": bool(item.get("quote_found")), "grounded": bool(item.get("grounded")),
+        "grounding": item.get("reason", ""), "cross_check": None,
+    }
 
 
 def budget_frame(task: TaskRef) -> pd.DataFrame:
@@ -339,9 +353,11 @@ def failures_frame(task: TaskRef) -> pd.DataFrame:
         task: the task directory (or view).
 
     Returns:
-        Columns ``kind`` (``search``, ``read`` or ``model``), ``source`` (query, URL or ledger key),
-        ``failure`` (e.g. ``http-404``, ``search-provider``, ``not-completed`` for a dispatch
-        started but never recorded done, as after a crash) and ``error`` (message).
+        Columns ``kind`` (``search``, ``read``, ``model``, or ``run`` for a run that failed),
+        ``source`` (query, URL, ledger key, or the stage a run failed in), ``failure`` (e.g.
+        ``http-404``, ``search-provider``, ``not-completed`` for a dispatch started but never
+        recorded done, as after a crash; a run's error type such as ``ModelServerCrashed``) and
+        ``error`` (message; a run's ends with its time).
     """
     view = as_view(task)
     rows: list[dict[str, Any]] = []
@@ -355,6 +371,9 @@ def failures_frame(task: TaskRef) -> pd.DataFrame:
             source = out.get("query") if kind == "search" else out.get("url")
             rows.append({"kind": kind, "source": source or key, "failure": out.get("failure") or "error",
                          "error": out.get("error") or ""})
+    for failed in view.failures:
+        rows.append({"kind": "run", "source": failed.get("stage"), "failure": failed.get("error_type"),
+                     "error": f"{failed.get('message', '')} (at {failed.get('at')})"})
     return frame(rows, FAILURES_COLUMNS)
 
 
@@ -396,4 +415,5 @@ __all__ = [
     "pages_frame",
     "query_plan_frame",
     "search_hits_frame",
+    "withheld_row",
 ]

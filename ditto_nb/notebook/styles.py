@@ -15,8 +15,9 @@ STATUS_COLOURS = {
     "insufficient-evidence": "background-color: #fff3cd",
     "conflicting-evidence": "background-color: #f8d7da",
     "needs-clarification": "background-color: #e2e3e5",
+    "rejected": "background-color: #f8d7da; text-decoration: line-through",
 }
-"""CSS per coverage status (SPEC §4) and answer status (SPEC §3)."""
+"""CSS per coverage status (SPEC §4), answer status (SPEC §3) and ``rejected`` (a withheld claim)."""
 
 _TRUE, _FALSE = "background-color: #d4edda", "background-color: #f8d7da"
 

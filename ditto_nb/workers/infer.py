@@ -29,7 +29,7 @@ import json
 import os
 import re
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -192,6 +192,9 @@ class InferWorker:
         base_urls: provider name → base URL overriding the configured one (e.g. the URL of a
             server started by ``ditto_nb.local_model``).
         max_retries: retries of the openai client on connection errors, 408/409/429/5xx.
+        diagnose: provider name → a check called when a call to that provider fails in transport;
+            it returns a more precise error (e.g. ``ModelServerCrashed`` for a local server that
+            exited) or None.
 
     Attributes:
         calls: every call made, in order (:class:`CallRecord`).
@@ -206,8 +209,10 @@ class InferWorker:
         base_urls: Mapping[str, str] | None = None,
         *,
         max_retries: int = 2,
+        diagnose: Mapping[str, Callable[[], ModelError | None]] | None = None,
     ) -> None:
         self.config = config
+        self.diagnose = dict(diagnose or {})
         self.env = env
         self.base_urls = dict(base_urls or {})
         self.max_retries = max_retries
@@ -325,13 +330,13 @@ class InferWorker:
                         extra_headers=headers or None,
                     )
             except openai.APIStatusError as exc:
-                raise ModelTransportError(
-                    f"{name} ({self.base_url(name)}) answered HTTP {exc.status_code}: {_excerpt(str(exc.message))}"
+                raise self._transport_error(
+                    name, f"answered HTTP {exc.status_code}: {_excerpt(str(exc.message))}"
                 ) from exc
             except openai.APIConnectionError as exc:  # includes APITimeoutError
-                raise ModelTransportError(f"{name} ({self.base_url(name)}) unreachable: {exc}") from exc
+                raise self._transport_error(name, f"unreachable: {exc}") from exc
             except openai.APIError as exc:  # malformed response body and other protocol errors
-                raise ModelTransportError(f"{name} ({self.base_url(name)}) protocol error: {exc}") from exc
+                raise self._transport_error(name, f"protocol error: {exc}") from exc
             seconds = time.perf_counter() - started
             if completion.usage is not None:
                 usage = (completion.usage.prompt_tokens or 0, completion.usage.completion_tokens or 0)
@@ -356,6 +361,15 @@ class InferWorker:
             "finish_reason": finish_reason,
             "purpose": purpose,
         }
+
+    def _transport_error(self, name: str, what: str) -> ModelError:
+        """The error for a failed HTTP exchange: the provider's diagnosis (e.g. the local server
+        crashed) when it has one, else a :class:`ModelTransportError`."""
+        check = self.diagnose.get(name)
+        found = check() if check is not None else None
+        if found is not None:
+            return found
+        return ModelTransportError(f"{name} ({self.base_url(name)}) {what}")
 
     @staticmethod
     def _parse(name: str, model: str, choice: Any, output_schema: type[BaseModel]) -> dict[str, Any]:
@@ -398,6 +412,7 @@ def create_infer_worker(
     base_urls: Mapping[str, str] | None = None,
     *,
     max_retries: int = 2,
+    diagnose: Mapping[str, Callable[[], ModelError | None]] | None = None,
 ) -> InferWorker:
     """Create the Infer Worker.
 
@@ -406,11 +421,12 @@ def create_infer_worker(
         env: environment mapping for API keys (``providers.<name>.api_key_env``).
         base_urls: provider name → base URL overrides (used by the local model launcher).
         max_retries: openai client retries on transport errors and retryable HTTP statuses.
+        diagnose: provider name → check for a more precise transport error (see :class:`InferWorker`).
 
     Returns:
         A Worker serving ``INFER.REASONING.SAMPLE``; ``worker.calls`` lists every call.
     """
-    return InferWorker(config, env, base_urls, max_retries=max_retries)
+    return InferWorker(config, env, base_urls, max_retries=max_retries, diagnose=diagnose)
 
 
 __all__ = [

@@ -144,7 +144,13 @@ def test_changed_question_is_a_clear_error(
     [
         (["show", "{tmp}"], "is not a Web QA task directory"),
         (["resume", "{tmp}"], "is not a Web QA task directory"),
-        (["ask", QUESTION, "--max-queries", "9", "--sandbox", "{corpus}", "--dir", "{tmp}/t"], "max_queries"),
+        (["ask", QUESTION, "--max-queries", "9", "--sandbox", "{corpus}", "--dir", "{tmp}/t"],
+         "--max-queries must be 1–3 (got 9)"),
+        (["ask", QUESTION, "--max-pages", "9", "--sandbox", "{corpus}", "--dir", "{tmp}/t"],
+         "--max-pages must be 1–6 (got 9)"),
+        (["ask", QUESTION, "--stop-after", "bogus", "--sandbox", "{corpus}", "--dir", "{tmp}/t"],
+         "--stop-after must be one of plan, searched, read, selected, report (got 'bogus')"),
+        (["resume", "{tmp}", "--stop-after", "bogus"], "--stop-after must be one of"),
         (["ask", QUESTION, "--provider", "nope", "--dir", "{tmp}/t"], "unknown provider 'nope'"),
         (["demo", "--question", "demo-99", "--dir", "{tmp}/d"], "unknown demo question"),
     ],
@@ -160,3 +166,5 @@ def test_ditto_errors_exit_2_with_one_line(
     assert result.stderr.splitlines()[1].startswith("help: ")
     assert "Traceback" not in result.output
     assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert not (tmp_path / "t").exists(), "a rejected request left a task directory behind"
+    assert not (tmp_path / "d").exists()

@@ -80,7 +80,7 @@ def test_start_failure_reports_log_tail(tmp_path: Path) -> None:
     )
     with pytest.raises(ModelTransportError) as info:
         server.start()
-    assert "exited with code" in str(info.value)
+    assert "exited during start-up: exit code" in str(info.value)
     assert info.value.retryable is False
     assert str(tmp_path / "bad.log") in str(info.value)
     assert server.pid is None

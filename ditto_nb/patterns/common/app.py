@@ -6,12 +6,14 @@
 
 from __future__ import annotations
 
+import functools
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ditto_nb.errors import ModelError
 from ditto_nb.runtime.config import RuntimeConfig
 from ditto_nb.runtime.runtime import Runtime, create_ditto
 from ditto_nb.workers import (
@@ -57,18 +59,26 @@ class TaskApp:
                 self.lock.release()
 
 
-def _model_base_urls(config: RuntimeConfig, providers: list[str] | None) -> dict[str, str]:
-    """Start local model servers for providers with ``launch`` (lazily imports local_model)."""
+def _model_base_urls(
+    config: RuntimeConfig, providers: list[str] | None
+) -> tuple[dict[str, str], dict[str, Callable[[], ModelError | None]]]:
+    """Start local model servers for providers with ``launch`` (lazily imports local_model).
+
+    Returns:
+        ``(provider → base URL, provider → crash check)`` for the launched providers.
+    """
     names = providers if providers is not None else ([config.model.provider] if config.model else [])
     urls: dict[str, str] = {}
+    checks: dict[str, Callable[[], ModelError | None]] = {}
     for name in names:
         provider = config.providers.get(name)
         if provider is None or provider.launch is None:
             continue
-        from ditto_nb.local_model import ensure_local_provider
+        from ditto_nb.local_model import diagnose_local_provider, ensure_local_provider
 
         urls[name] = ensure_local_provider(config, name)
-    return urls
+        checks[name] = functools.partial(diagnose_local_provider, provider.launch.port)
+    return urls, checks
 
 
 async def open_task_app(
@@ -99,6 +109,8 @@ async def open_task_app(
         TaskLocked: another process holds the directory.
         StorageError: the Memory database cannot be opened.
         ConfigError: a provider cannot be prepared.
+        ModelServerCrashed, ModelTransportError: a local model server failed to start or failed
+            its start-up probe.
     """
     environment = os.environ if env is None else env
     task_dir = Path(directory)
@@ -106,10 +118,10 @@ async def open_task_app(
     lock.acquire()
     try:
         await store.setup()
-        urls = _model_base_urls(config, providers)
+        urls, checks = _model_base_urls(config, providers)
         urls.update(base_urls or {})
         interaction = create_interaction_worker(tools)
-        infer = create_infer_worker(config, environment, urls or None)
+        infer = create_infer_worker(config, environment, urls or None, diagnose=checks)
         context = create_context_worker(config.context.redis_url, store, config.context.ttl_seconds)
         runtime = create_ditto([context, create_memory_worker(store), infer, interaction])
     except BaseException:

@@ -1,9 +1,10 @@
-"""The ONE typed reader of a task: :class:`TaskView` (stages, ledger, budgets, report, failures).
+"""The ONE typed reader of a task: :class:`TaskView` (stages, ledger, budgets, report, failures, withheld claims).
 
 Notebook frames, Markdown export and ``ditto-nb show`` read a task through it and never run
 SQL themselves (the read-only SQL is :func:`ditto_nb.workers.memory_reader.read_task_rows`).
 Key layout (both patterns, ``docs/PATTERNS.md``): ``request`` (binding), ``stage/<name>``
-(``stage/report`` is the final report), ``ledger/<key>``, ``budget/model|search|read``; deep
+(``stage/report`` is the final report), ``ledger/<key>``, ``budget/model|search|read``,
+``failure/<time>`` (failed runs, :mod:`ditto_nb.patterns.common.failures`), ``withheld``; deep
 research adds ``round/<n>/plan``, ``round/<n>/reads``, ``stage/round/<n>`` and ``started_at``.
 
 Example::
@@ -25,6 +26,9 @@ from pydantic import BaseModel
 
 from ditto_nb.patterns.common.ledger import BUDGET_PREFIX, COUNTERS, LEDGER_PREFIX, STAGE_PREFIX
 from ditto_nb.workers.memory_reader import MEMORY_FILE, read_task_rows
+
+FAILURE_PREFIX = "failure/"
+"""Memory key prefix of failed-run rows (written by :mod:`ditto_nb.patterns.common.failures`)."""
 
 Pattern = Literal["web_qa", "deep_research"]
 
@@ -94,6 +98,33 @@ class TaskView:
         """The final validated report (``stage/report``) as JSON, or None."""
         value = self.rows.get(STAGE_PREFIX + "report")
         return dict(value) if isinstance(value, dict) else None
+
+    @property
+    def failures(self) -> list[dict[str, Any]]:
+        """Failed runs recorded in Memory (``failure/<time>``), oldest first: ``stage``,
+        ``error_type``, ``message``, ``help``, ``retryable``, ``at`` (UTC ISO-8601)."""
+        return [dict(v) for _k, v in self.prefixed(FAILURE_PREFIX) if isinstance(v, dict)]
+
+    @property
+    def last_failure(self) -> dict[str, Any] | None:
+        """The failure of the task's latest run: the newest failure row when nothing is published
+        and no ledger row is newer (a later run that did work supersedes it), else None."""
+        failures = self.failures
+        if not failures or (self.directory / "output" / "report.json").is_file():
+            return None
+        newest = failures[-1]
+        work = [str(row.get("at") or "") for _k, row in self.ledger()]
+        if work and max(work) > str(newest.get("at") or ""):
+            return None
+        return newest
+
+    @property
+    def withheld(self) -> list[dict[str, Any]]:
+        """Claims verification rejected and withheld from the published answer (``withheld``):
+        ``claim``, ``chunk_id``, ``quote``, ``reason``, ``quote_found``, ``grounded``."""
+        value = self.rows.get("withheld")
+        claims = value.get("claims") if isinstance(value, dict) else None
+        return [dict(c) for c in claims or [] if isinstance(c, dict)]
 
     def ledger(self, kind: str | None = None) -> list[tuple[str, dict[str, Any]]]:
         """Ledger rows ``(key, row)`` sorted by key, optionally only those of ``kind``

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict
 
 from ditto_nb.errors import ConfigError, InvalidRequest, RequestChanged
 from ditto_nb.patterns.common import SearchSetup, TaskApp, open_task_app
+from ditto_nb.patterns.common.failures import open_recorded, run_recorded
 from ditto_nb.web.config import SearchConfig
 from ditto_nb.patterns.deep_research.plan import run_research_loop
 from ditto_nb.patterns.deep_research.report import ResearchReport
@@ -151,7 +152,8 @@ async def open_research(
     tools = build_research_tools(
         directory, request.allowed_origins, SearchSetup.coerce(search), clock=clock, provider=provider
     )
-    return await open_task_app(directory, config, tools, env=env, base_urls=base_urls)
+    opening = open_task_app(directory, config, tools, env=env, base_urls=base_urls)
+    return await open_recorded(directory, request.namespace, opening, config.memory)
 
 
 async def run_research(
@@ -178,7 +180,8 @@ async def run_research(
     Raises:
         InvalidRequest: bad request or ``stop_after``.
         RequestChanged, PermissionRevoked, SnapshotCorrupted, SearchFailed, ReadFailed,
-        BudgetExceeded, UngroundedAnswer, PublishFailed, LoopCancelled, and Worker errors.
+        BudgetExceeded, UngroundedAnswer, PublishFailed, LoopCancelled, and Worker errors; each
+        recorded in the task's Memory first (:mod:`ditto_nb.patterns.common.failures`).
     """
     if stop_after not in (None, "plan", "round", "report"):
         raise InvalidRequest(f"stop_after must be plan, round or report, got {stop_after!r}")
@@ -187,7 +190,10 @@ async def run_research(
     except ValueError as exc:
         raise InvalidRequest(f"invalid research input: {exc}") from None
     args = {"request": parsed.request, "model": parsed.model.model_dump(), "stop_after": stop_after}
-    result = await runtime.loop(run_research_loop, [args], signal=signal, on_graph=on_graph)
+    result = await run_recorded(
+        runtime, parsed.request.namespace, on_graph,
+        lambda tracker: runtime.loop(run_research_loop, [args], signal=signal, on_graph=tracker),
+    )
     if result.get("status") == "done":
         return ResearchReport.model_validate(result["report"])
     return result

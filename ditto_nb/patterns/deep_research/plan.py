@@ -23,7 +23,7 @@ from pydantic import BaseModel
 
 from ditto_nb.errors import ReadFailed, SearchFailed
 from ditto_nb.patterns.common import add_ledgered_call, run_step
-from ditto_nb.patterns.common.failures import check_partial
+from ditto_nb.patterns.common.partial import check_partial
 from ditto_nb.patterns.deep_research import prompts
 from ditto_nb.patterns.deep_research.coverage import (
     next_queries,

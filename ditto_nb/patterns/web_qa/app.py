@@ -8,6 +8,7 @@ from typing import Any
 
 from ditto_nb.web.config import SearchConfig
 from ditto_nb.patterns.common import SearchSetup, TaskApp, build_task_tools, open_task_app
+from ditto_nb.patterns.common.failures import open_recorded, run_recorded
 from ditto_nb.patterns.common.task import bind_task
 from ditto_nb.patterns.web_qa.plan import run_web_qa_loop
 from ditto_nb.patterns.web_qa.report import WebQaReport
@@ -79,10 +80,13 @@ async def open_web_qa(
     Raises:
         InvalidRequest: the request is invalid.
         TaskLocked: another process holds the directory.
+        ModelServerCrashed, ModelTransportError: the local model server failed to start or its
+            start-up probe (recorded in Memory as a ``start-up`` failure).
     """
     req = WebQaRequest.parse(request)
     tools = build_task_tools(directory, req.allowed_origins, SearchSetup.coerce(search), provider=provider)
-    return await open_task_app(directory, config, tools, env=env, base_urls=base_urls)
+    opening = open_task_app(directory, config, tools, env=env, base_urls=base_urls)
+    return await open_recorded(directory, req.namespace, opening, config.memory)
 
 
 async def run_web_qa(
@@ -107,13 +111,20 @@ async def run_web_qa(
     Returns:
         The published :class:`WebQaReport`, or a checkpoint ``{"status": "checkpoint", "stage"}``.
 
+    A typed failure is recorded in the task's Memory (``failure/<time>``: stage, error type,
+    message, time; :mod:`ditto_nb.patterns.common.failures`) before it is raised.
+
     Raises:
         RequestChanged, PermissionRevoked, SnapshotCorrupted, BudgetExceeded, UngroundedAnswer,
         SearchFailed, ReadFailed, PublishFailed, LoopCancelled, ContextUnavailable: see
         :func:`~ditto_nb.patterns.web_qa.plan.run_web_qa_loop`.
     """
     options = {"stop_after": stop_after, "max_model_calls": max_model_calls}
-    result = await runtime.loop(run_web_qa_loop, [input, options], signal=signal, on_graph=on_graph)
+    namespace = WebQaRequest.parse(input["request"]).namespace
+    result = await run_recorded(
+        runtime, namespace, on_graph,
+        lambda tracker: runtime.loop(run_web_qa_loop, [input, options], signal=signal, on_graph=tracker),
+    )
     if result.get("status") == "checkpoint":
         return {"status": "checkpoint", "stage": str(result["stage"])}
     return WebQaReport.model_validate(result)

@@ -39,13 +39,18 @@ class Evaluation:
             citations when its cross-check failed); the rest passed.
         valid_claims: JSON claims built from the citations that passed every check (a claim with
             one failed and one passing citation keeps the passing one here).
-        reasons: why each failed citation failed (``{citation index: [reason]}``), for the
-            withheld list.
+        reasons: why each failed citation failed (``{citation index: [reason]}``): quote not found
+            in the chunk, the lexical support check's reasons, the grounding verdict's reason, or
+            the failed cross-check.
+        rejected: one row per failed citation, for the analyst (Memory ``withheld``): ``claim``,
+            ``chunk_id``, ``quote``, ``quote_found`` (bool), ``grounded`` (bool: support check and
+            grounding review both passed), ``reasons`` (list) and ``reason`` (them joined by "; ").
         fits: the grounding review's judgement that the answer gives what the question asks.
         fits_reason: its reason ("" when none was given).
     """
 
     problems: list[str] = field(default_factory=list)
+    rejected: list[dict[str, Any]] = field(default_factory=list)
     claims: list[dict[str, Any]] = field(default_factory=list)
     failed: list[int] = field(default_factory=list)
     valid_claims: list[dict[str, Any]] = field(default_factory=list)
@@ -222,6 +227,7 @@ def evaluate_draft(
         grounded = True
         reasons: list[str] = []
         bad: list[int] = []
+        unsupported: set[int] = set()  # failed the support check or the grounding review
         for i in indexes:
             check = verified[i]
             n = i + 1
@@ -231,17 +237,20 @@ def evaluate_draft(
                     f"claim {n}: quote {check['quote']!r} is not exact text of chunk {citations[i]['chunk_id']} "
                     f"({check['reason']})"
                 )
-                out.reasons.setdefault(i, []).append(f"quote is not exact page text ({check['reason']})")
+                out.reasons.setdefault(i, []).append(
+                    f"quote not found in chunk {citations[i]['chunk_id']} ({check['reason']})")
             elif not (support := check_support(citations[i]["claim"], check["quote"],
                                                paragraph=str(check.get("paragraph_text") or ""),
                                                title=str(check.get("title") or ""))).ok:
                 bad.append(i)
+                unsupported.add(i)
                 grounded = False
                 reasons.extend(support.reasons)
                 out.problems.append(f"claim {n}: {'; '.join(support.reasons)}")
                 out.reasons.setdefault(i, []).extend(support.reasons)
             verdict = by_n.get(n)
             if verdict is None or not verdict.get("supported"):
+                unsupported.add(i)
                 grounded = False
                 bad.append(i)
                 reason = str((verdict or {}).get("reason") or "no supporting verdict")
@@ -261,9 +270,19 @@ def evaluate_draft(
                     f"claim {claim_text!r}: needs exact quotes from two different sites with different text "
                     f"(has {result.independent})"
                 )
+                for i in indexes:
+                    out.reasons.setdefault(i, []).append(
+                        f"cross-check failed: needs exact quotes from two different sites (has {result.independent})")
         out.claims.append(_claim_json(claim_text, [verified[i] for i in indexes], quotes_ok, grounded, reasons,
                                       cross, origins))
         out.failed.extend(sorted(set(bad)))
+        for i in sorted(set(bad)):
+            out.rejected.append({
+                "claim": claim_text, "chunk_id": citations[i]["chunk_id"], "quote": citations[i]["quote"],
+                "quote_found": bool(verified[i]["ok"]), "grounded": i not in unsupported,
+                "reasons": list(out.reasons.get(i) or ["failed a check"]),
+                "reason": "; ".join(out.reasons.get(i) or ["failed a check"]),
+            })
         if good:
             # the citations that passed every check stand on their own (failed ones go to the repair)
             good_checks = [checks[indexes.index(i)] for i in good]

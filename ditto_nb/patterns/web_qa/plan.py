@@ -6,11 +6,13 @@ verification + regrade) → ``report:commit`` → ``publish``. A completed task 
 + ``publish`` only: no model and no network call.
 
 Repair sends back only the claims that failed (with their problems); claims that passed every
-check stay as they are, and only the repaired claims are regraded. After the one repair any
-failing claim raises :class:`~ditto_nb.errors.UngroundedAnswer` (nothing is published) — unless the
-repair itself concluded ``insufficient-evidence``: then that verdict is published with the valid
-claims only and a fixed text (:data:`INSUFFICIENT_TEXT`); failed claims and the model's text are
-withheld, so nothing unverified is published. The
+check stay as they are, and only the repaired claims are regraded. After the one repair, failing
+claims are withheld with their reasons (:mod:`ditto_nb.patterns.web_qa.withheld`: Memory
+``withheld``; ``answer.withheld`` of the report stage, left out of the published files): when no
+claim passed and the repair did not conclude ``insufficient-evidence``, the run raises
+:class:`~ditto_nb.errors.UngroundedAnswer` (nothing is published); otherwise the valid claims are
+published, and an ``insufficient-evidence`` answer gets a fixed text (:data:`INSUFFICIENT_TEXT`),
+so nothing unverified is published. The
 published status is decided by code from the checked claims and the verified conflicts
 (:func:`ditto_nb.patterns.web_qa.evaluate.decide_status`); the model's status is a hint.
 """
@@ -38,7 +40,8 @@ from ditto_nb.patterns.web_qa.evaluate import (
     evaluate_draft,
     merge_claims,
 )
-from ditto_nb.patterns.web_qa.report import WebQaReport, render_markdown
+from ditto_nb.patterns.web_qa.report import WebQaReport, published_report, render_markdown
+from ditto_nb.patterns.web_qa.withheld import add_withheld, withheld_graph
 from ditto_nb.patterns.web_qa.request import WebQaRequest
 from ditto_nb.patterns.web_qa.stages import RunState, plan_stage, read_stage, searched_stage, selected_stage
 from ditto_nb.runtime.capabilities import CONTEXT_LOAD, INTERACTION_ACT_TOOL
@@ -91,6 +94,7 @@ def _report_stage(run: RunState, plan: Mapping[str, Any], read: Mapping[str, Any
             }))
         conflicts_out.append({"topic": conflict["topic"], "sides": sides})
     repaired = False
+    withheld: list[dict[str, Any]] = []
     answer: dict[str, Any] = {}
     if plan["needs_clarification"]:
         answer = {"status": "needs-clarification",
@@ -112,8 +116,10 @@ def _report_stage(run: RunState, plan: Mapping[str, Any], read: Mapping[str, Any
             draft, result = yield from _draft_round(run, "repair", question, chunks, labels, selected,
                                                     conflicts_out, failed, [*result.problems, *answer_issues], kept)
             claims = merge_claims([*claims, *result.valid_claims])
-            withheld = _withheld(draft, result)
+            withheld = result.rejected
             if result.problems and not claims and draft["status"] != "insufficient-evidence":
+                # kept in Memory (``withheld``) so show / claims_frame list them after the failure
+                yield from run_step(withheld_graph(run.task, withheld, "UngroundedAnswer"))
                 raise UngroundedAnswer("the answer failed verification after one repair: "
                                        + "; ".join(result.problems))
             answer_issues = _answer_issues(question, draft, claims, compared, result)
@@ -122,7 +128,9 @@ def _report_stage(run: RunState, plan: Mapping[str, Any], read: Mapping[str, Any
                 # verified quotes do not carry is not published either.
                 hint = "insufficient-evidence" if answer_issues else str(draft["status"])
                 answer = {"status": decide_status(hint, len(claims), bool(conflicts_out)),
-                          "text": str(draft.get("answer", "")), "claims": claims, "withheld": withheld}
+                          "text": str(draft.get("answer", "")), "claims": claims,
+                          "withheld": [{"claim": w["claim"], "quote": w["quote"], "reasons": w["reasons"]}
+                                       for w in withheld]}
         if "status" not in answer:
             status = decide_status(str(draft["status"]), len(claims), bool(conflicts_out))
             answer = {"status": status, "text": str(draft.get("answer", "")), "claims": claims}
@@ -159,6 +167,8 @@ def _report_stage(run: RunState, plan: Mapping[str, Any], read: Mapping[str, Any
     }
     report = WebQaReport.model_validate(report).model_dump(mode="json")
     g = graph("report:commit")
+    if withheld:
+        add_withheld(g, run.task, withheld, str(answer["status"]))
     commit = add_stage_commit(g, run.task, stage="report", output=WebQaReport, value=lambda _o: report, after=(),
                               context=lambda v: {"status": v["answer"]["status"]})
     yield from run_step(g)
@@ -170,16 +180,6 @@ def _answer_issues(question: str, draft: Mapping[str, Any], claims: list[dict[st
     """The answer-level problems of a draft (see :mod:`ditto_nb.patterns.web_qa.answer_checks`)."""
     return answer_problems(question, str(draft.get("answer", "")), str(draft.get("status", "")), claims, compared,
                            fits=result.fits, fits_reason=result.fits_reason)
-
-
-def _withheld(draft: Mapping[str, Any], result: Evaluation) -> list[dict[str, Any]]:
-    """The repaired draft's failed claims, with their reasons (shown, never published as evidence)."""
-    items = list(draft.get("claims") or [])
-    return [
-        {"claim": str(items[i].get("claim", "")), "quote": str(items[i].get("quote", "")),
-         "reasons": list(result.reasons.get(i) or ["failed a check"])}
-        for i in sorted(set(result.failed)) if i < len(items)
-    ]
 
 
 def _draft_round(run: RunState, purpose: str, question: str, chunks: list[dict[str, Any]], labels: Mapping[str, str],
@@ -217,6 +217,7 @@ def req_question(run: RunState) -> str:
 
 
 def _publish(run: RunState, report: Mapping[str, Any]) -> Generator[Any, Any, None]:
+    report = published_report(report)
     markdown = render_markdown(WebQaReport.model_validate(report))
     g = graph("publish")
     g.node("publish", INTERACTION_ACT_TOOL, {"tool": "publish", "args": {"report": dict(report), "markdown": markdown}})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -210,6 +211,19 @@ def render_markdown(report: WebQaReport) -> str:
     return "\n".join(lines)
 
 
+def published_report(report: Mapping[str, Any]) -> dict[str, Any]:
+    """The report as published (``report.json``/``report.md``): without ``answer.withheld``.
+
+    Withheld claims never reach the published files (issue 9): they stay in the task's Memory
+    (``withheld``, with ``quote_found``/``grounded``/``reason``) and in the report stage's value
+    returned by :func:`~ditto_nb.patterns.web_qa.app.run_web_qa`, and are shown by ``ditto-nb show``,
+    ``claims_frame`` (status ``rejected``) and the notebooks.
+    ``export_json`` writes this form too.
+    """
+    answer = {k: v for k, v in dict(report["answer"]).items() if k != "withheld"}
+    return {**report, "answer": answer}
+
+
 __all__ = [
     "Answer",
     "BudgetUse",
@@ -223,5 +237,6 @@ __all__ = [
     "Selection",
     "WebQaReport",
     "WithheldClaim",
+    "published_report",
     "render_markdown",
 ]

@@ -14,7 +14,7 @@ from typing import Any
 from ditto_nb.errors import BudgetExceeded, ReadFailed, SearchFailed
 from ditto_nb.evidence import Chunk, bm25_rank, chunks_from_page, dedupe_mirrors, verify_conflict
 from ditto_nb.patterns.common import Ledger, TaskScope, add_ledgered_call, add_stage_commit, run_step
-from ditto_nb.patterns.common.failures import check_partial
+from ditto_nb.patterns.common.partial import check_partial
 from ditto_nb.patterns.common.retrieval import build_queries, comparison_entities, question_entities, rank_hits
 from ditto_nb.patterns.web_qa import prompts
 from ditto_nb.patterns.web_qa.request import WebQaRequest

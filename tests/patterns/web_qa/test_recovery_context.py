@@ -137,11 +137,16 @@ async def test_redis_stopped_mid_run_then_back(
     assert rows["context/stage"] == "selected"  # the Context update reached Memory before Redis failed
     assert not (directory / "output").exists()
 
-    # Still down: the resume fails the same way, and Memory is unchanged.
+    # Still down: the resume fails the same way, and Memory is unchanged but for the failure record.
+    failures = [v for k, v in rows.items() if k.startswith("failure/")]
+    assert [f["error_type"] for f in failures] == ["ContextUnavailable"]
     scripted_model.responder = script
     with pytest.raises(ContextUnavailable):
         await run_once(directory, request, config, search, scripted_model)
-    assert await memory_rows(directory, request) == rows
+    again = await memory_rows(directory, request)
+    assert {k: v for k, v in again.items() if not k.startswith("failure/")} == \
+        {k: v for k, v in rows.items() if not k.startswith("failure/")}
+    assert sum(k.startswith("failure/") for k in again) == 2
 
     server.start()  # a fresh, empty server on the same port
     hits = web.request_count

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Set up a virtualenv for ditto_nb, with a portable llama.cpp build for the local model.
+#
+#   bash scripts/setup.sh VENV EXTRAS       e.g.  bash scripts/setup.sh .venv local
+#                                                 bash scripts/setup.sh .venv dev,local,local-small
+#
+# `pip install llama-cpp-python` compiles llama.cpp with -march=native: on a VM whose CPU
+# advertises instructions it cannot run (AMX, seen on this project's machines) the server then
+# dies with SIGILL on its first prompt. So when EXTRAS holds `local` or `local-small`, this script
+# builds llama-cpp-python once with portable flags (no -march=native, never AMX, AVX2/FMA/F16C
+# baseline, no AVX-512) into a cache directory named by those flags,
+# ~/.cache/ditto_nb/wheels/<tag>/ (--no-cache-dir: pip's own wheel cache is keyed by the sdist, not
+# by CMAKE_ARGS, and would hand back a native wheel built earlier), installs that wheel with its
+# [server] extra, and only then installs ditto_nb, whose requirement is then already satisfied, so
+# pip never builds the sdist natively. The flags are ditto_nb.local_model.health.PORTABLE_CMAKE_ARGS
+# (a test checks both are the same).
+set -euo pipefail
+venv=${1:?usage: bash scripts/setup.sh VENV EXTRAS (e.g. .venv local)}
+extras=${2:-local}
+repo=$(cd "$(dirname "$0")/.." && pwd)
+export PIP_DISABLE_PIP_VERSION_CHECK=1
+
+LLAMA_VERSION=0.3.36
+PORTABLE_CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF"
+TAG=llama-avx2   # names the flag set above; change it whenever the flags change
+
+[ -x "$venv/bin/pip" ] || python3 -m venv "$venv"
+pip="$venv/bin/pip"
+
+if [[ ",$extras," == *",local,"* || ",$extras," == *",local-small,"* ]]; then
+  wheels="${DITTO_WHEEL_CACHE:-$HOME/.cache/ditto_nb/wheels}/$TAG"
+  mkdir -p "$wheels"
+  if [ -f "$wheels/CMAKE_ARGS" ] && [ "$(cat "$wheels/CMAKE_ARGS")" != "$PORTABLE_CMAKE_ARGS" ]; then
+    echo "setup: $wheels was built with other flags; rebuilding" >&2
+    rm -f "$wheels"/llama_cpp_python-*.whl
+  fi
+  wheel=$(ls "$wheels"/llama_cpp_python-"$LLAMA_VERSION"-*.whl 2>/dev/null | head -n 1 || true)
+  if [ -z "$wheel" ]; then
+    echo "setup: building llama-cpp-python $LLAMA_VERSION once with portable flags (about 8-10 minutes on 2 cores)" >&2
+    echo "setup: CMAKE_ARGS=$PORTABLE_CMAKE_ARGS" >&2
+    build=$(mktemp -d)
+    CMAKE_ARGS="$PORTABLE_CMAKE_ARGS" "$pip" wheel -q --no-cache-dir --no-deps --no-binary llama-cpp-python \
+      "llama-cpp-python==$LLAMA_VERSION" -w "$build"
+    mv "$build"/llama_cpp_python-"$LLAMA_VERSION"-*.whl "$wheels"/
+    rm -rf "$build"
+    wheel=$(ls "$wheels"/llama_cpp_python-"$LLAMA_VERSION"-*.whl | head -n 1)
+  fi
+  printf '%s' "$PORTABLE_CMAKE_ARGS" > "$wheels/CMAKE_ARGS"
+  # --force-reinstall: a venv that already holds a native build of the same version gets this one
+  "$pip" install -q --force-reinstall --no-deps "$wheel"
+  "$pip" install -q "$wheel[server]"
+fi
+"$pip" install -q -e "$repo[$extras]"
