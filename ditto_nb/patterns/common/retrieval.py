@@ -279,6 +279,28 @@ def hop_queries(bridge: Sequence[str], missing: Sequence[str], done: Sequence[st
     return out[:limit]
 
 
+def search_args(query: str, limit: int) -> dict[str, object]:
+    """``web_search`` tool arguments for a free-standing query (e.g. a research round's): the
+    query, its relaxation ladder over the entities it names, and its first entity as title.
+
+    Args:
+        query: the query text.
+        limit: hits wanted.
+
+    Returns:
+        ``{"query", "limit"}`` plus ``"fallbacks"`` and ``"title"`` when the query names an entity
+        or has words to drop.
+    """
+    entities = question_entities(query)
+    args: dict[str, object] = {"query": query, "limit": limit}
+    fallbacks = relaxations(query, entities)
+    if fallbacks:
+        args["fallbacks"] = list(fallbacks)
+    if entities:
+        args["title"] = entities[0]
+    return args
+
+
 def title_key(title: str) -> str:
     """A title for matching: parenthetical qualifiers dropped, lower-cased, single spaces."""
     return " ".join(_PAREN.sub(" ", normalize_text(title)).lower().split())
@@ -356,5 +378,6 @@ __all__ = [
     "question_entities",
     "rank_hits",
     "relaxations",
+    "search_args",
     "title_key",
 ]

@@ -50,6 +50,7 @@ from ditto_nb.patterns.deep_research.stages import (
     model_payload,
     resume_graph,
 )
+from ditto_nb.patterns.common.retrieval import search_args
 from ditto_nb.patterns.deep_research.tools import TOOL_PUBLISH, TOOL_READ, TOOL_SEARCH, TOOL_SNAPSHOTS
 from ditto_nb.patterns.common import run_step
 from ditto_nb.runtime.capabilities import INTERACTION_ACT_TOOL
@@ -162,7 +163,7 @@ def _search_round(st: _State, r: int, queries: list[str], failures: list[dict[st
         if done is None and st.can_charge("searches"):
             st.charge("searches")
             scheduled[i - 1] = add_dispatch(g, request.namespace, key, "search", "searches", INTERACTION_ACT_TOOL,
-                                             {"tool": TOOL_SEARCH, "args": {"query": query, "limit": request.max_pages}},
+                                             {"tool": TOOL_SEARCH, "args": search_args(query, request.max_pages)},
                                              after=after)
     if scheduled:
         out = yield from _run(st, g, "search", r)

@@ -61,7 +61,8 @@ def plan_hop(run: RunState, plan: Mapping[str, Any], searched: Mapping[str, Any]
     search += [{"text": q.text, "fallbacks": list(q.fallbacks), "entity": q.entity}
                for q in hop_queries([], missing, sorted(sent), budget)]
     search = search[: max(0, budget)]
-    pages = req.max_pages - len(read.get("pages") or []) - len(req.reference_urls)
+    attempted = len(read.get("pages") or []) + sum(1 for f in read.get("failures") or [] if f.get("stage") == "read")
+    pages = req.max_pages - attempted
     if not search or pages < 1:
         return None
     return {"queries": [q["text"] for q in search], "search": search, "pages": pages, "names": lookup}

@@ -103,7 +103,7 @@ def test_changed_request_under_same_id_is_refused(
     [
         ({"max_rounds": 1}, "round-budget"),
         ({"max_searches": 1}, "search-budget"),
-        ({"max_read_pages": 2}, "page-budget"),
+        ({"max_read_pages": 1}, "page-budget"),  # AND search: round one reads only the bridge page
     ],
 )
 def test_budget_stop_reasons(
