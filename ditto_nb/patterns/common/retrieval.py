@@ -265,7 +265,8 @@ def hop_queries(bridge: Sequence[str], missing: Sequence[str], done: Sequence[st
     for name in bridge:
         name = _clean(name)
         if name and name.lower() not in sent:
-            out.append(SearchQuery(name, relaxations(name, [_PAREN.sub(" ", name).strip()]), name))
+            inner = [e for e in question_entities(name) if e.lower() != name.lower()]
+            out.append(SearchQuery(name, relaxations(name, inner), inner[0] if inner else name))
             sent.add(name.lower())
     for facet in missing:
         facet = _clean(facet)
