@@ -6,6 +6,11 @@ coverage outcome counts and the stop reason, printed as a table (pandas).
 Usage::
 
     python benchmarks/deep_research.py [--topics N] [--model scripted|local|local-small]
+    python benchmarks/deep_research.py --mediawiki [--topics 10] [--model ...] [--wiki-folder DIR]
+
+``--mediawiki`` runs each of the first ``--topics`` dev-150 questions as a topic over the real
+MediaWiki (see ``wiki_research.py``: stop reason, rounds, calls, seconds, conclusions published /
+withheld, lexical support of published conclusions, gold answer in the summary).
 
 ``scripted`` uses a rule-based scripted model (word overlap between evidence and sub-question;
 next queries from capitalised names in the evidence), so the numbers measure the pipeline, not a
@@ -95,12 +100,60 @@ async def _one(web: SandboxWeb, config: Any, model: dict[str, str], topic: str, 
     }
 
 
+def _mediawiki(args: argparse.Namespace) -> None:
+    """Topics from dev-150 over the real MediaWiki (see wiki_research.py)."""
+    from wiki_research import research_benchmark, scripted_research
+    from wiki_targets import DEV_150, load_questions, open_mediawiki, wiki_pages
+
+    dev = args.hotpotqa or DEV_150
+    questions = load_questions(dev, args.topics or 10, None)
+    redis_url = os.environ.get("DITTO_WORKER_CONTEXT_REDIS_URL", "redis://127.0.0.1:6379/0")
+    out = args.out or Path(tempfile.gettempdir()) / f"ditto-research-wiki-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
+    target = open_mediawiki(args.wiki_folder, wiki_pages([dev]))
+    scripted: ScriptedModel | None = None
+    try:
+        if args.model == "scripted":
+            scripted = ScriptedModel().start()
+            config = scripted_runtime_config(scripted, redis_url=redis_url)
+            model = {"provider": "scripted", "model": scripted.model_name}
+        else:
+            from ditto_nb.local_model import ensure_local_provider
+
+            config = load_runtime_config()
+            config = config.model_copy(update={"context": config.context.model_copy(update={"redis_url": redis_url})})
+            ensure_local_provider(config, args.model)
+            model = {"provider": args.model, "model": config.provider(args.model).model or ""}
+
+        def respond(q: Any) -> None:
+            if scripted is not None:
+                scripted.responder = scripted_research(q, scripted_responder)
+
+        with tempfile.TemporaryDirectory() as tmp:
+            tables = asyncio.run(research_benchmark(target, questions, config, model, Path(tmp), out, respond))
+    finally:
+        if scripted is not None:
+            scripted.stop()
+        target.close()
+    pd.set_option("display.width", 250)
+    pd.set_option("display.max_columns", 30)
+    for title, frame in tables.items():
+        print(f"\n{title}\n{frame.to_string(index=False)}")
+
+
 def main() -> None:
     """Parse arguments, run the topics, print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--topics", type=int, default=3, help="number of demo topics")
+    parser.add_argument("--topics", type=int, default=None, help="topics (default: 3 demo topics, 10 with --mediawiki)")
     parser.add_argument("--model", choices=["scripted", "local", "local-small"], default="scripted")
+    parser.add_argument("--mediawiki", action="store_true", help="dev-150 questions as topics on the real MediaWiki")
+    parser.add_argument("--hotpotqa", type=Path, default=None, help="HotpotQA JSONL (default dev-150)")
+    parser.add_argument("--wiki-folder", type=Path, default=Path(tempfile.gettempdir()) / "ditto-nb-bench-wiki",
+                        help="the MediaWiki's output folder (reused when a wiki runs there)")
+    parser.add_argument("--out", type=Path, default=None, help="JSONL file for per-topic rows")
     args = parser.parse_args()
+    if args.mediawiki:
+        _mediawiki(args)
+        return
     topics = [json.loads(line)["question"] for line in demo_questions_path().read_text().splitlines() if line.strip()]
     redis_url = os.environ.get("DITTO_WORKER_CONTEXT_REDIS_URL", "redis://127.0.0.1:6379/0")
     rows = []
@@ -117,7 +170,7 @@ def main() -> None:
                 config = load_runtime_config()
                 provider = config.provider(args.model)
                 model = {"provider": args.model, "model": provider.model or ""}
-            for n, topic in enumerate(topics[: args.topics]):
+            for n, topic in enumerate(topics[: args.topics or 3]):
                 rows.append(asyncio.run(_one(web, config, model, topic, Path(tmp) / f"topic-{n}")))
         finally:
             if scripted is not None:

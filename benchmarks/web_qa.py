@@ -21,10 +21,18 @@ EM and F1 follow the official SQuAD v1.1 evaluation script (Rajpurkar et al., 20
 ``evaluate-v1.1.py``; also used by HotpotQA): lower-case, drop punctuation, drop the articles
 a/an/the, collapse whitespace; F1 over the multiset of tokens.
 
+(w) ``--mediawiki`` / ``--sandbox-and`` (instead of a-d): ditto, a naive baseline and an oracle side
+    by side on a wiki built from HotpotQA paragraphs — the real MediaWiki (Debian package, SQLite
+    search; built in ``--wiki-folder`` unless already running there) and/or the sandbox web with
+    AND search — over the first ``--questions`` (default 25) questions of dev-150 plus the ten
+    comparison questions of ``benchmarks/data/comparison-10.jsonl``. See ``wiki_qa.py``.
+
 Usage::
 
     python benchmarks/web_qa.py [--runs 5] [--skip-local] [--model local|local-small]
                                 [--questions 3] [--hotpotqa FILE] [--redis-url URL]
+    python benchmarks/web_qa.py --mediawiki [--sandbox-and] [--model local|local-small|scripted]
+                                [--questions 25] [--hotpotqa dev-150.jsonl] [--wiki-folder DIR]
 
 Needs Redis (``--redis-url``, default ``$DITTO_WORKER_CONTEXT_REDIS_URL`` or
 ``redis://127.0.0.1:6379/0``). Everything else runs on 127.0.0.1.
@@ -331,23 +339,58 @@ async def quality_tables(
     }
 
 
+async def _wiki_tables(args: argparse.Namespace, root: Path) -> dict[str, pd.DataFrame]:
+    """Benchmark (w): see ``wiki_qa.py``."""
+    from wiki_qa import wiki_benchmark
+    from wiki_targets import COMPARISON_10, DEV_150, load_questions
+
+    dev = args.hotpotqa or DEV_150
+    comparison = None if args.no_comparison else (args.comparison or COMPARISON_10)
+    questions = load_questions(dev, args.questions or 25, comparison)
+    budgets = {key: value for key, value in (("max_queries", args.max_queries), ("max_pages", args.max_pages)) if value}
+    out = args.out or Path(tempfile.gettempdir()) / f"ditto-web-qa-wiki-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
+    targets = [name for name, wanted in (("mediawiki", args.mediawiki), ("sandbox-and", args.sandbox_and)) if wanted]
+    sources = [dev] + ([comparison] if comparison else [])
+    print(f"(w) {len(questions)} questions x {targets} x ditto/naive/oracle, model {args.model or 'local'}; rows -> {out}")
+    return await wiki_benchmark(targets, questions, sources, args.model or "local", args.redis_url, root,
+                                args.wiki_folder, budgets, out)
+
+
 def main() -> None:
     """Parse arguments, run the benchmarks and print the tables."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=5, help="complete runs for (a) (default 5)")
     parser.add_argument("--skip-local", action="store_true", help="run only (a)-(c)")
-    parser.add_argument("--model", choices=("local", "local-small"), default="local", help="local profile for (d)")
-    parser.add_argument("--questions", type=int, default=3, help="questions for (d) (default 3)")
+    parser.add_argument("--model", choices=("local", "local-small", "scripted"), default=None,
+                        help="local profile for (d) and (w) (default local); scripted: (w) harness check only")
+    parser.add_argument("--questions", type=int, default=None, help="questions for (d) (default 3) or (w) (default 25)")
     parser.add_argument("--hotpotqa", type=Path, default=None, help="a HotpotQA dev file (JSON/JSONL) for (d)")
     parser.add_argument("--redis-url", default=os.environ.get("DITTO_WORKER_CONTEXT_REDIS_URL") or "redis://127.0.0.1:6379/0")
+    wiki = parser.add_argument_group("(w) wiki comparison: ditto vs naive vs oracle")
+    wiki.add_argument("--mediawiki", action="store_true", help="run (w) on the real MediaWiki")
+    wiki.add_argument("--sandbox-and", action="store_true", help="run (w) on the sandbox web with AND search")
+    wiki.add_argument("--comparison", type=Path, default=None, help="comparison questions (default benchmarks/data/comparison-10.jsonl)")
+    wiki.add_argument("--no-comparison", action="store_true", help="only the dev-150 questions")
+    wiki.add_argument("--wiki-folder", type=Path, default=Path(tempfile.gettempdir()) / "ditto-nb-bench-wiki",
+                      help="the MediaWiki's output folder (reused when a wiki runs there)")
+    wiki.add_argument("--max-queries", type=int, default=None, help="Web QA request max_queries (default: the request's)")
+    wiki.add_argument("--max-pages", type=int, default=None, help="Web QA request max_pages (default: the request's)")
+    wiki.add_argument("--out", type=Path, default=None, help="JSONL file for per-question rows")
     args = parser.parse_args()
-    pd.set_option("display.width", 200)
+    pd.set_option("display.width", 250)
     pd.set_option("display.max_colwidth", 80)
+    pd.set_option("display.max_columns", 30)
     with tempfile.TemporaryDirectory(prefix="ditto-bench-") as tmp:
         root = Path(tmp)
-        tables = asyncio.run(pipeline_tables(args.runs, args.redis_url, root))
-        if not args.skip_local:
-            tables |= asyncio.run(quality_tables(args.model, args.questions, args.hotpotqa, args.redis_url, root))
+        if args.mediawiki or args.sandbox_and:
+            tables = asyncio.run(_wiki_tables(args, root))
+        else:
+            if args.model == "scripted":
+                parser.error("--model scripted applies to --mediawiki / --sandbox-and")
+            tables = asyncio.run(pipeline_tables(args.runs, args.redis_url, root))
+            if not args.skip_local:
+                tables |= asyncio.run(quality_tables(args.model or "local", args.questions or 3, args.hotpotqa,
+                                                     args.redis_url, root))
     for title, frame in sorted(tables.items()):
         print(f"\n{title}\n{frame.to_string()}")
 

@@ -1,0 +1,134 @@
+"""Deep research over a wiki built from HotpotQA (``deep_research.py --mediawiki``).
+
+Each question becomes a research topic (request defaults: the kit's own budgets). Per topic:
+stop reason, rounds, model calls, seconds, conclusions published / withheld, the share of
+published conclusions that pass a lexical support check against their own quote, whether the
+gold answer appears in the summary (SQuAD-normalized, whole tokens), and the sub-questions marked
+``covered`` while also listed as unknown (a contradiction; the target is 0).
+
+The lexical support check is :func:`lexical_support` below until ``ditto_nb.evidence.support``
+(issue 13-retrieval / 15) is merged: REPLACE it with that module's check then, so the benchmark
+measures what the kit enforces.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ditto_nb.errors import DittoError
+from ditto_nb.patterns.deep_research import ResearchReport, create_task, open_research, run_research
+from ditto_nb.runtime.config import RuntimeConfig
+from wiki_qa import append_rows, contains, normalize_answer
+from wiki_targets import Question, WikiTarget
+
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
+_STOP = frozenset(
+    "a an the and or but of in on at to for from by with as is are was were be been being it its this that these "
+    "those he she they his her their them who whom which what when where why how also has have had not no yes "
+    "than then there into over under about after before during one two more most other such only same both".split()
+)
+
+
+def lexical_support(statement: str, quote: str, share: float = 0.5) -> bool:
+    """LOCAL STAND-IN, to be replaced by ``ditto_nb.evidence.support`` once merged.
+
+    A statement is supported by its quote when every number of the statement appears in the
+    quote and at least ``share`` of its content words (not stop words, 3+ letters,
+    case-insensitive) appear in the quote.
+    """
+    quote_numbers = {n.replace(",", "") for n in _NUMBER.findall(quote)}
+    if any(n.replace(",", "") not in quote_numbers for n in _NUMBER.findall(statement)):
+        return False
+    words = {w.lower() for w in _WORD.findall(statement) if len(w) >= 3} - _STOP
+    if not words:
+        return True
+    quoted = {w.lower() for w in _WORD.findall(quote)}
+    return len(words & quoted) / len(words) >= share
+
+
+def scripted_research(question: Question, fallback: Callable[[dict[str, Any]], dict[str, Any]]
+                      ) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """The benchmark's rule-based research model with the gold titles as the plan's queries."""
+
+    def reply(request: dict[str, Any]) -> dict[str, Any]:
+        purpose = request["messages"][0]["content"].splitlines()[0].removeprefix("Task: ")
+        if purpose == "research-plan":
+            return {"clear": True, "goal": question.question, "sub_questions": [question.question],
+                    "queries": list(question.gold_titles), "clarification_questions": []}
+        return fallback(request)
+
+    return reply
+
+
+async def research_topic(q: Question, target: WikiTarget, config: RuntimeConfig, model: dict[str, str],
+                         directory: Path) -> dict[str, Any]:
+    """Run one topic; return its row."""
+    request = {"id": f"bench-{q.id}", "tenant": "bench", "principal": "bench", "question": q.question,
+               "allowed_origins": list(target.allowed_origins)}
+    parsed = create_task(directory, request, target.search)
+    mark, started = target.mark(), time.perf_counter()
+    app = await open_research(directory, parsed, config, target.search)
+    row: dict[str, Any] = {"id": q.id, "kind": q.kind, "gold": q.answer}
+    try:
+        report = await run_research(app.runtime, {"request": parsed, "model": model})
+        assert isinstance(report, ResearchReport)
+        supported = [lexical_support(c.statement, c.quote) for c in report.conclusions]
+        covered = {int(item.get("index", 0)) for item in report.coverage if item.get("status") == "covered"}
+        unknown_text = " ".join(report.unknowns).lower()
+        contradictions = sum(1 for i in covered if 0 < i <= len(report.sub_questions)
+                             and report.sub_questions[i - 1].lower()[:40] in unknown_text)
+        withheld = getattr(report, "withheld", None)
+        row |= {"stop_reason": report.stop_reason, "rounds": len(report.rounds),
+                "calls": report.budgets.get("model_calls", {}).get("used"),
+                "searches": report.budgets.get("searches", {}).get("used"),
+                "reads": report.budgets.get("reads", {}).get("used"),
+                "published": len(report.conclusions), "withheld": len(withheld) if withheld is not None else None,
+                "supported": sum(supported), "covered_and_unknown": contradictions,
+                "gold_in_summary": contains(report.summary, q.answer)
+                or normalize_answer(q.answer) in normalize_answer(" ".join(c.statement for c in report.conclusions))}
+    except DittoError as exc:
+        row |= {"stop_reason": f"failed: {type(exc).__name__}", "published": 0, "supported": 0}
+    finally:
+        await app.close()
+    read = set(target.titles_since(mark))
+    row |= {"seconds": round(time.perf_counter() - started, 1), "pages_read": len(read),
+            "gold_pages_read": len(set(q.gold_titles) & read)}
+    return row
+
+
+async def research_benchmark(target: WikiTarget, questions: list[Question], config: RuntimeConfig,
+                             model: dict[str, str], root: Path, out: Path,
+                             responder: Callable[[Question], None] | None = None) -> dict[str, pd.DataFrame]:
+    """Run every topic on ``target``; return the per-topic and summary tables (rows also appended to ``out``)."""
+    rows = []
+    for n, q in enumerate(questions, start=1):
+        if responder is not None:
+            responder(q)
+        row = await research_topic(q, target, config, model, root / f"topic-{n}")
+        append_rows(out, [row])
+        rows.append(row)
+        print(f"[{target.name} {n}/{len(questions)}] {row['stop_reason']} published {row.get('published')} "
+              f"supported {row.get('supported')} {row['seconds']} s", flush=True)
+    frame = pd.DataFrame(rows)
+    published = int(frame["published"].fillna(0).sum())
+    summary = pd.DataFrame([{
+        "topics": len(frame), "read pages and published": int(((frame["pages_read"] > 0) & (frame["published"] > 0)).sum()),
+        "conclusions published": published,
+        "withheld": frame["withheld"].sum() if "withheld" in frame and frame["withheld"].notna().any() else "n/a",
+        "lexically supported": f"{int(frame['supported'].fillna(0).sum())} of {published}",
+        "covered-vs-unknown contradictions": int(frame.get("covered_and_unknown", pd.Series(dtype=float)).fillna(0).sum()),
+        "gold in summary": int(frame.get("gold_in_summary", pd.Series(dtype=bool)).fillna(False).astype(bool).sum()),
+        "s / topic": round(frame["seconds"].mean(), 1),
+        "stop reasons": frame["stop_reason"].value_counts().to_dict(),
+    }])
+    return {"per topic": frame, f"summary ({target.note}); rows in {out}": summary}
+
+
+__all__ = ["lexical_support", "research_benchmark", "research_topic", "scripted_research"]

@@ -1,0 +1,430 @@
+"""A real MediaWiki on 127.0.0.1 for tests and benchmarks (Debian's ``mediawiki`` package).
+
+:class:`MediaWikiSite` installs MediaWiki (``maintenance/install.php``, SQLite backend) into an
+output folder, imports pages (``maintenance/importDump.php`` over a generated XML export,
+format 0.11: https://www.mediawiki.org/xml/export-0.11.xsd), builds the search index
+(``maintenance/rebuildtextindex.php``; MediaWiki's default SQLite search, which requires every
+term to match) and serves it: PHP's built-in web server on a free loopback port behind a TLS
+front (:mod:`ditto_nb.sandbox.tls_front`) whose certificate comes from a locally generated
+``trustme`` CA. The kit reaches it as ``https://wiki.test:<port>`` through
+``NetworkPolicy.resolve_overrides`` and ``ca_bundle``, exactly like the sandbox web.
+
+Everything it writes lives in the output folder (database, LocalSettings, uploads, caches,
+temporary files, PHP sessions, logs, certificates); the MediaWiki tree under
+``/usr/share/mediawiki`` is used read-only through ``MW_CONFIG_FILE``. It needs the Debian
+packages ``mediawiki php-cli php-sqlite3 php-intl php-mbstring php-xml``.
+
+Command line (also ``scripts/mediawiki.sh``)::
+
+    python -m ditto_nb.sandbox.mediawiki_cli start  --folder DIR --hotpotqa FILE [--questions N]
+    python -m ditto_nb.sandbox.mediawiki_cli status --folder DIR
+    python -m ditto_nb.sandbox.mediawiki_cli stop   --folder DIR
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+from urllib.parse import quote, unquote
+
+import trustme
+
+from ditto_nb.errors import ConfigError
+from ditto_nb.sandbox.corpus import SandboxPage
+from ditto_nb.sandbox.mediawiki_files import (
+    ROUTER_PHP,
+    dump_xml,
+    probe_api,
+    settings_php,
+    wiki_title,
+)
+from ditto_nb.web.policy import NetworkPolicy
+
+MEDIAWIKI_DIR = Path("/usr/share/mediawiki")
+APT_PACKAGES = ("mediawiki", "php-cli", "php-sqlite3", "php-intl", "php-mbstring", "php-xml")
+_START_TIMEOUT_SECONDS = 30.0
+_REQUEST_LINE = re.compile(r"\[(\d{3})\]: (GET|HEAD|POST) (\S+)")
+
+
+class MediaWikiSite:
+    """A MediaWiki installed into ``folder`` and served over HTTPS on 127.0.0.1.
+
+    Use as a context manager (install if needed, start; stop on exit) or call
+    :meth:`install`, :meth:`import_pages`, :meth:`start` and :meth:`stop`. :meth:`attach`
+    returns the site a ``start`` command left running.
+
+    Args:
+        folder: the output folder (created); everything the site writes goes here.
+        host: the ``.test`` host name the wiki is served as.
+        mediawiki_dir: the MediaWiki tree (read-only).
+        php: the PHP command line binary.
+        workers: PHP built-in server worker processes (``PHP_CLI_SERVER_WORKERS``).
+    """
+
+    def __init__(
+        self,
+        folder: str | Path,
+        host: str = "wiki.test",
+        *,
+        mediawiki_dir: str | Path = MEDIAWIKI_DIR,
+        php: str = "php",
+        workers: int = 4,
+    ) -> None:
+        if not host.endswith(".test"):
+            raise ConfigError(f"the wiki host must be under .test, got {host!r}")
+        self.folder = Path(folder).resolve()
+        self.host = host.lower()
+        self.mediawiki_dir = Path(mediawiki_dir)
+        self.php = php
+        self.workers = workers
+        self._port: int | None = None
+        self._pids: list[int] = []
+
+    # ------------------------------------------------------------------ paths
+    @property
+    def config_file(self) -> Path:
+        """The site's ``LocalSettings.php`` (given to MediaWiki through ``MW_CONFIG_FILE``)."""
+        return self.folder / "LocalSettings.php"
+
+    @property
+    def ca_path(self) -> Path:
+        """PEM file of the local CA that issued the TLS front's certificate."""
+        return self.folder / "tls" / "ca.pem"
+
+    @property
+    def access_log(self) -> Path:
+        """The router's access log: one line per request (``[200]: GET /wiki/Title``)."""
+        return self.folder / "logs" / "access.log"
+
+    @property
+    def server_log(self) -> Path:
+        """Output of PHP's built-in server and of the TLS front."""
+        return self.folder / "logs" / "servers.log"
+
+    @property
+    def _state_file(self) -> Path:
+        return self.folder / "running.json"
+
+    @property
+    def _titles_file(self) -> Path:
+        return self.folder / "imported-titles.json"
+
+    def _env(self) -> dict[str, str]:
+        tmp = self.folder / "tmp"
+        tmp.mkdir(parents=True, exist_ok=True)
+        return {**os.environ, "MW_CONFIG_FILE": str(self.config_file), "TMPDIR": str(tmp),
+                "PHP_CLI_SERVER_WORKERS": str(self.workers)}
+
+    def _php_flags(self) -> list[str]:
+        tmp, sessions = self.folder / "tmp", self.folder / "sessions"
+        sessions.mkdir(parents=True, exist_ok=True)
+        return ["-d", f"sys_temp_dir={tmp}", "-d", f"upload_tmp_dir={tmp}", "-d", f"session.save_path={sessions}",
+                "-d", "memory_limit=512M", "-d", "opcache.enable_cli=1"]
+
+    def _maintenance(self, script: str, *args: str, stdin: bytes | None = None) -> str:
+        command = [self.php, *self._php_flags(), str(self.mediawiki_dir / "maintenance" / script), *args]
+        done = subprocess.run(command, input=stdin, capture_output=True, env=self._env(), cwd=self.folder, check=False)
+        output = (done.stdout + done.stderr).decode("utf-8", "replace")
+        if done.returncode != 0:
+            raise ConfigError(f"MediaWiki {script} failed (exit {done.returncode}): {output.strip()[-2000:]}")
+        return output
+
+    # ------------------------------------------------------------------ install and import
+    def check_prerequisites(self) -> None:
+        """Raise :class:`ConfigError` naming the missing Debian packages when PHP or MediaWiki is absent."""
+        missing = shutil.which(self.php) is None or not (self.mediawiki_dir / "maintenance" / "install.php").is_file()
+        if not missing:
+            modules = subprocess.run([self.php, "-m"], capture_output=True, text=True, check=False).stdout.lower()
+            missing = any(name not in modules for name in ("pdo_sqlite", "intl", "mbstring", "xml"))
+        if missing:
+            raise ConfigError(
+                "MediaWiki needs Debian packages: apt-get install -y " + " ".join(APT_PACKAGES)
+                + f" (looked for {self.php!r} and {self.mediawiki_dir}/maintenance/install.php)"
+            )
+
+    @property
+    def installed(self) -> bool:
+        """True when the folder holds an installed wiki."""
+        return self.config_file.is_file() and (self.folder / "data" / "ditto.sqlite").is_file()
+
+    def install(self) -> None:
+        """Install MediaWiki into the folder (SQLite); a no-op when already installed.
+
+        Raises:
+            ConfigError: missing packages, or ``install.php`` failed (its output is in the message).
+        """
+        if self.installed:
+            return
+        self.check_prerequisites()
+        self.folder.mkdir(parents=True, exist_ok=True)
+        for leftover in (self.config_file, self.folder / "data"):
+            if leftover.is_dir():
+                shutil.rmtree(leftover)
+            elif leftover.exists():
+                leftover.unlink()
+        for name in ("images", "cache", "logs", "tls", "import"):
+            (self.folder / name).mkdir(parents=True, exist_ok=True)
+        self._maintenance(
+            "install.php", "--dbtype", "sqlite", "--dbpath", str(self.folder / "data"), "--dbname", "ditto",
+            "--server", f"https://{self.host}", "--scriptpath", "/w", "--lang", "en",
+            "--pass", "ditto-local-wiki-admin", "--confpath", str(self.folder), "Ditto Wiki", "Admin",
+        )
+        (self.folder / "DittoSettings.php").write_text(settings_php(self.folder), encoding="utf-8")
+        with self.config_file.open("a", encoding="utf-8") as handle:
+            handle.write("\nrequire_once __DIR__ . '/DittoSettings.php';\n")
+        self._titles_file.write_text("[]", encoding="utf-8")
+
+    def imported_titles(self) -> list[str]:
+        """Titles imported so far (MediaWiki form: first letter upper-case, spaces)."""
+        if not self._titles_file.is_file():
+            return []
+        titles = json.loads(self._titles_file.read_text(encoding="utf-8"))
+        return [str(title) for title in titles]
+
+    def import_pages(self, pages: Iterable[SandboxPage]) -> int:
+        """Import pages (one wiki page per title, its paragraphs as wikitext) and rebuild the search index.
+
+        Titles already imported and titles MediaWiki cannot hold (``# < > [ ] | { }``, namespace
+        prefixes) are skipped; a repeated title keeps its first page.
+
+        Args:
+            pages: pages with ``title`` and ``paragraphs`` (e.g. from ``import_hotpotqa``).
+
+        Returns:
+            The number of pages imported by this call.
+
+        Raises:
+            ConfigError: not installed, or a maintenance script failed.
+        """
+        if not self.installed:
+            raise ConfigError(f"no MediaWiki installed in {self.folder}; call install() first")
+        known = set(self.imported_titles())
+        batch: dict[str, list[str]] = {}
+        for page in pages:
+            title = wiki_title(page.title)
+            if title is None or title in known or title in batch or not page.paragraphs:
+                continue
+            batch[title] = list(page.paragraphs)
+        if not batch:
+            return 0
+        dump = self.folder / "import" / f"pages-{len(known)}-{len(batch)}.xml"
+        dump.write_text(dump_xml(batch), encoding="utf-8")
+        self._maintenance("importDump.php", "--no-updates", str(dump))
+        self._maintenance("rebuildtextindex.php")
+        self._maintenance("initSiteStats.php", "--update")
+        self._titles_file.write_text(json.dumps(sorted(known | set(batch)), ensure_ascii=False), encoding="utf-8")
+        return len(batch)
+
+    # ------------------------------------------------------------------ serve
+    def start(self) -> MediaWikiSite:
+        """Serve the wiki: PHP's built-in server on a free loopback port behind the TLS front.
+
+        Returns:
+            self, once the search API answers over HTTPS.
+
+        Raises:
+            ConfigError: not installed, already running, or the servers did not come up.
+        """
+        if not self.installed:
+            raise ConfigError(f"no MediaWiki installed in {self.folder}; call install() first")
+        if self._state_file.is_file():
+            raise ConfigError(f"a wiki is already running from {self.folder} (stop it first)")
+        tls = self.folder / "tls"
+        tls.mkdir(exist_ok=True)
+        ca = trustme.CA()
+        ca.cert_pem.write_to_path(str(self.ca_path))
+        ca.issue_cert(self.host).private_key_and_cert_chain_pem.write_to_path(str(tls / "server.pem"))
+        (self.folder / "docroot").mkdir(exist_ok=True)
+        link = self.folder / "docroot" / "w"
+        if not link.is_symlink():
+            link.symlink_to(self.mediawiki_dir)
+        router = self.folder / "router.php"
+        router.write_text(ROUTER_PHP.replace("@MEDIAWIKI_DIR@", str(self.mediawiki_dir))
+                          .replace("@ACCESS_LOG@", str(self.access_log)), encoding="utf-8")
+        port_file = tls / "port"
+        port_file.unlink(missing_ok=True)
+        self.access_log.parent.mkdir(exist_ok=True)
+        backend_port = _free_port()
+        with self.server_log.open("ab") as log:
+            php = subprocess.Popen(
+                [self.php, *self._php_flags(), "-S", f"127.0.0.1:{backend_port}", "-t", str(self.folder / "docroot"), str(router)],
+                stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=self._env(), cwd=self.folder, start_new_session=True,
+            )
+            front = subprocess.Popen(
+                [sys.executable, "-m", "ditto_nb.sandbox.tls_front", "--cert", str(tls / "server.pem"),
+                 "--backend-port", str(backend_port), "--port-file", str(port_file)],
+                stdin=subprocess.DEVNULL, stdout=log, stderr=log, cwd=self.folder, start_new_session=True,
+            )
+        self._pids = [php.pid, front.pid]
+        self._state_file.write_text(json.dumps({"pids": self._pids, "port": None}), encoding="utf-8")
+        try:
+            self._port = self._wait_for_port(port_file, [php, front])
+            (self.folder / "ServerSettings.php").write_text(
+                f"<?php\n$wgServer = 'https://{self.host}:{self._port}';\n", encoding="utf-8")
+            self._state_file.write_text(json.dumps({"pids": self._pids, "port": self._port, "host": self.host}),
+                                        encoding="utf-8")
+            self._wait_for_api()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def _wait_for_port(self, port_file: Path, processes: list[subprocess.Popen[bytes]]) -> int:
+        deadline = time.monotonic() + _START_TIMEOUT_SECONDS
+        while not port_file.is_file():
+            if any(process.poll() is not None for process in processes) or time.monotonic() > deadline:
+                raise ConfigError(f"the wiki's servers did not start; see {self.server_log}")
+            time.sleep(0.05)
+        return int(port_file.read_text(encoding="ascii"))
+
+    def _wait_for_api(self) -> None:
+        deadline = time.monotonic() + _START_TIMEOUT_SECONDS
+        problem = ""
+        while time.monotonic() < deadline:
+            problem = probe_api(self.host, self.port, self.ca_path)
+            if not problem:
+                return
+            time.sleep(0.2)
+        raise ConfigError(f"the wiki's API did not answer over HTTPS: {problem}; see {self.server_log}")
+
+    def stop(self) -> None:
+        """Stop the servers this site (or the ``start`` command on this folder) started (idempotent)."""
+        pids = list(self._pids)
+        if self._state_file.is_file():
+            pids += [int(pid) for pid in json.loads(self._state_file.read_text(encoding="utf-8")).get("pids", [])]
+        for pid in dict.fromkeys(pids):
+            _terminate_group(pid)
+        self._state_file.unlink(missing_ok=True)
+        self._pids, self._port = [], None
+
+    @classmethod
+    def attach(cls, folder: str | Path) -> MediaWikiSite | None:
+        """The site a ``start`` command left running in ``folder``, or None when none runs."""
+        site = cls(folder)
+        if not site._state_file.is_file():
+            return None
+        state = json.loads(site._state_file.read_text(encoding="utf-8"))
+        alive = [int(pid) for pid in state.get("pids", []) if _alive(int(pid))]
+        if not state.get("port") or len(alive) != len(state.get("pids", [])):
+            site.stop()
+            return None
+        site.host, site._port, site._pids = str(state.get("host", site.host)), int(state["port"]), []
+        return site if not probe_api(site.host, site.port, site.ca_path) else None
+
+    def __enter__(self) -> MediaWikiSite:
+        self.install()
+        return self.start()
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        self.stop()
+
+    # ------------------------------------------------------------------ addresses
+    @property
+    def port(self) -> int:
+        """The HTTPS port on 127.0.0.1. Raises ConfigError when not running."""
+        if self._port is None:
+            raise ConfigError("the wiki is not running")
+        return self._port
+
+    @property
+    def origin(self) -> str:
+        """``https://<host>:<port>``."""
+        return f"https://{self.host}:{self.port}"
+
+    @property
+    def api_url(self) -> str:
+        """The Action API URL ``https://<host>:<port>/w/api.php``."""
+        return f"{self.origin}/w/api.php"
+
+    @property
+    def allowed_origins(self) -> tuple[str, ...]:
+        """The one origin the wiki is served from."""
+        return (self.origin,)
+
+    @property
+    def resolve_overrides(self) -> dict[str, str]:
+        """``{host: "127.0.0.1"}`` for :class:`NetworkPolicy`."""
+        return {self.host: "127.0.0.1"}
+
+    def page_url(self, title: str) -> str:
+        """``https://<host>:<port>/wiki/<Title_with_underscores>``."""
+        return f"{self.origin}/wiki/{quote(title.replace(' ', '_'), safe='/:(),_-.!~*')}"
+
+    def policy(self, **overrides: Any) -> NetworkPolicy:
+        """A :class:`NetworkPolicy` allowing the wiki (its CA, its ``.test`` override); ``overrides`` win."""
+        fields: dict[str, Any] = {"allowed_origins": self.allowed_origins, "ca_bundle": str(self.ca_path),
+                                  "resolve_overrides": self.resolve_overrides}
+        fields.update(overrides)
+        return NetworkPolicy(**fields)
+
+    def log_offset(self) -> int:
+        """The access log's size in bytes (pass to :meth:`pages_requested` to see later requests)."""
+        return self.access_log.stat().st_size if self.access_log.is_file() else 0
+
+    def pages_requested(self, since: int = 0) -> list[str]:
+        """Titles of ``/wiki/<Title>`` pages served since byte ``since`` of the access log, in order."""
+        if not self.access_log.is_file():
+            return []
+        with self.access_log.open("rb") as handle:
+            handle.seek(since)
+            text = handle.read().decode("utf-8", "replace")
+        titles = []
+        for match in _REQUEST_LINE.finditer(text):
+            path = match.group(3).split("?", 1)[0]
+            if path.startswith("/wiki/"):
+                titles.append(unquote(path[len("/wiki/"):]).replace("_", " "))
+        return titles
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _alive(pid: int) -> bool:
+    """True when ``pid`` exists and is not a zombie."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return True
+    return stat.rsplit(")", 1)[-1].split()[0] != "Z"
+
+
+def _terminate_group(pid: int) -> None:
+    """SIGTERM the process group led by ``pid`` (started with ``start_new_session``), then SIGKILL."""
+    for sig, wait in ((signal.SIGTERM, 5.0), (signal.SIGKILL, 2.0)):
+        try:
+            os.killpg(pid, sig)
+        except (ProcessLookupError, PermissionError):
+            return
+        deadline = time.monotonic() + wait
+        while time.monotonic() < deadline:
+            try:
+                if os.waitpid(pid, os.WNOHANG)[0] == pid:
+                    return
+            except ChildProcessError:
+                if not _alive(pid):
+                    return
+            time.sleep(0.05)
+
+
+__all__ = ["APT_PACKAGES", "MEDIAWIKI_DIR", "MediaWikiSite"]
