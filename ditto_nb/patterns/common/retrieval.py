@@ -42,6 +42,9 @@ COMPARISON_CUES = re.compile(
     re.I,
 )
 _QUOTED = re.compile(r"\"([^\"]{2,120})\"|“([^”]{2,120})”|(?<!\w)'([^']{2,120})'(?!\w)")
+_YES_NO_PAIR = re.compile(
+    r"^(?:are|were|is|was|do|did|does|have|had)\s+(.+?)\s+and\s+(.+?)\s+(?:both|each|the same|of the same|"
+    r"from the same|in the same|either)\b", re.I)
 _DEMONYM_ENDINGS = ("an", "ese", "ish", "ch", "ic")
 _WORD = re.compile(r"[\w][\w.'&-]*")
 _PAREN = re.compile(r"\s*\([^)]*\)\s*")
@@ -140,7 +143,8 @@ def question_entities(question: str) -> list[str]:
 def comparison_entities(question: str) -> list[str]:
     """The two (or more) entities a comparison question compares, or ``[]`` when it is not one.
 
-    A question is a comparison when it names at least two entities and has a comparison cue
+    A question is a comparison when it has the yes/no pair shape ``Are X and Y both/of the same …``
+    (X and Y are then taken as written), or names at least two entities and has a comparison cue
     (``both``, ``same``, ``older``, ``first``…) or offers a choice (``X or Y``).
 
     Args:
@@ -149,13 +153,18 @@ def comparison_entities(question: str) -> list[str]:
     Returns:
         The compared entities in order (those around ``or`` when the question offers a choice).
     """
+    text = normalize_text(question)
+    pair = _YES_NO_PAIR.match(text)
+    if pair:
+        sides = [_clean(re.sub(r"^(the|a|an)\s+", "", side, flags=re.I)) for side in pair.group(1, 2)]
+        if all(sides):
+            return sides
     entities = question_entities(question)
     if len(entities) < 2:
         # "Were X and Y both …": one capitalized span joined by "and"/"or" names two entities
         entities = [part for e in entities for part in re.split(r"\s+(?:and|or|&)\s+", e) if part]
     if len(entities) < 2:
         return []
-    text = normalize_text(question)
     choice = re.search(r"(.+?)\s*,?\s+or\s+(.+?)\??$", text)
     if choice:
         left = [e for e in entities if e in choice.group(1)]
