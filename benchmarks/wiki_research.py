@@ -6,14 +6,12 @@ published conclusions that pass a lexical support check against their own quote,
 gold answer appears in the summary (SQuAD-normalized, whole tokens), and the sub-questions marked
 ``covered`` while also listed as unknown (a contradiction; the target is 0).
 
-The lexical support check is :func:`lexical_support` below until ``ditto_nb.evidence.support``
-(issue 13-retrieval / 15) is merged: REPLACE it with that module's check then, so the benchmark
-measures what the kit enforces.
+The lexical support check is the kit's own (:func:`ditto_nb.evidence.support.check_support`), so
+the benchmark measures what the kit enforces.
 """
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -22,35 +20,17 @@ from typing import Any
 import pandas as pd
 
 from ditto_nb.errors import DittoError
+from ditto_nb.evidence.support import check_support
 from ditto_nb.patterns.deep_research import ResearchReport, create_task, open_research, run_research
 from ditto_nb.runtime.config import RuntimeConfig
 from wiki_qa import append_rows, contains, normalize_answer
 from wiki_targets import Question, WikiTarget
 
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
-_WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
-_STOP = frozenset(
-    "a an the and or but of in on at to for from by with as is are was were be been being it its this that these "
-    "those he she they his her their them who whom which what when where why how also has have had not no yes "
-    "than then there into over under about after before during one two more most other such only same both".split()
-)
 
-
-def lexical_support(statement: str, quote: str, share: float = 0.5) -> bool:
-    """LOCAL STAND-IN, to be replaced by ``ditto_nb.evidence.support`` once merged.
-
-    A statement is supported by its quote when every number of the statement appears in the
-    quote and at least ``share`` of its content words (not stop words, 3+ letters,
-    case-insensitive) appear in the quote.
-    """
-    quote_numbers = {n.replace(",", "") for n in _NUMBER.findall(quote)}
-    if any(n.replace(",", "") not in quote_numbers for n in _NUMBER.findall(statement)):
-        return False
-    words = {w.lower() for w in _WORD.findall(statement) if len(w) >= 3} - _STOP
-    if not words:
-        return True
-    quoted = {w.lower() for w in _WORD.findall(quote)}
-    return len(words & quoted) / len(words) >= share
+def lexical_support(statement: str, quote: str) -> bool:
+    """The kit's own lexical support check (:func:`ditto_nb.evidence.support.check_support`):
+    numbers, dates and names of the statement in its quote, and most of its content words."""
+    return check_support(statement, quote).ok
 
 
 def scripted_research(question: Question, fallback: Callable[[dict[str, Any]], dict[str, Any]]
