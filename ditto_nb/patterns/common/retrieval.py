@@ -117,11 +117,14 @@ def question_entities(question: str) -> list[str]:
         span.clear()
 
     for word, _start in words:
-        capital = word[0].isupper() or word[0].isdigit()
+        capital = word[0].isupper() or (word[0].isdigit() and word.isalnum())
         if capital and not span and word.lower() in QUESTION_WORDS:
             continue
         if capital:
-            span.append(word)
+            ends = word.endswith(".") and len(word.rstrip(".")) > 1  # "Archer." ends a sentence; "O." does not
+            span.append(word.rstrip(".") if ends else word)
+            if ends:
+                close()
         elif span and word.lower() in CONNECTORS:
             span.append(word)
         else:
@@ -311,6 +314,36 @@ def search_args(query: str, limit: int) -> dict[str, object]:
     return args
 
 
+def bridge_candidates(question: str, texts: Sequence[str], known: Sequence[str], limit: int = 2) -> list[str]:
+    """Names in evidence texts that the question does not name: candidate bridge entities.
+
+    Used when the selection call names no ``lookup``: a bridge question's in-between entity is
+    usually a multi-word name that the first pages mention and the question does not (the actress
+    a film page names). Multi-word capitalized spans of ``texts`` are kept when they share no word
+    with the question's entities or ``known`` (titles already read); ranked by how many texts
+    mention them, then by first appearance.
+
+    Args:
+        question: the question as asked.
+        texts: the selected chunks' texts, best first.
+        known: titles of pages already read.
+        limit: most names returned.
+
+    Returns:
+        Names, most mentioned first.
+    """
+    taken = {w for e in [*question_entities(question), *known] for w in title_key(e).split() if len(w) > 2}
+    counts: dict[str, int] = {}
+    for text in texts:
+        for name in dict.fromkeys(question_entities(text)):
+            words = [w for w in title_key(name).split() if len(w) > 2]
+            if len(name.split()) < 2 or not words or taken & set(words) or any(ch.isdigit() for ch in name):
+                continue
+            counts[name] = counts.get(name, 0) + 1
+    order = list(counts)
+    return sorted(order, key=lambda n: (-counts[n], order.index(n)))[:limit]
+
+
 def title_key(title: str) -> str:
     """A title for matching: parenthetical qualifiers dropped, lower-cased, single spaces."""
     return " ".join(_PAREN.sub(" ", normalize_text(title)).lower().split())
@@ -377,6 +410,7 @@ def content_words(text: str) -> list[str]:
 
 __all__ = [
     "COMPARISON_CUES",
+    "bridge_candidates",
     "CONNECTORS",
     "MAX_FALLBACKS",
     "QUESTION_WORDS",

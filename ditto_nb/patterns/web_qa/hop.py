@@ -2,7 +2,9 @@
 
 A bridge question names entity A and asks about B, which only A's page names. After the first
 pages are read, the selection call returns ``lookup`` (the bridge names it found in the chunks)
-and ``missing`` (facets no chunk answers). The second hop's queries are, in order: each bridge
+and ``missing`` (facets no chunk answers); when it names none, code takes the multi-word name the
+selected chunks mention most that the question does not name
+(:func:`~ditto_nb.patterns.common.retrieval.bridge_candidates`). The second hop's queries are, in order: each bridge
 name alone, the plan's queries the first hop had no budget for (the plan's guess at the second
 step), and the entities of the missing facets. When there is one and the request's budgets
 have room, two more stage graphs run — ``hop-searched`` and ``hop-read`` — with no extra model
@@ -20,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Generator, Mapping
 from typing import Any
 
-from ditto_nb.patterns.common.retrieval import comparison_entities, hop_queries
+from ditto_nb.patterns.common.retrieval import bridge_candidates, comparison_entities, hop_queries
 from ditto_nb.patterns.web_qa.stages import RunState, candidate_urls, rank_candidates, read_stage, searched_stage
 
 HOP_CHUNKS = 3
@@ -48,6 +50,12 @@ def plan_hop(run: RunState, plan: Mapping[str, Any], searched: Mapping[str, Any]
     if plan.get("needs_clarification") or comparison_entities(req.question):
         return None
     lookup = list(selected.get("lookup") or [])
+    if not lookup:
+        # the selection named no bridge: names its chosen chunks mention and the question does not
+        chosen = set(selected.get("selected") or [])
+        texts = [str(c["text"]) for c in selected.get("candidates") or [] if c["chunk_id"] in chosen]
+        known = [str(p.get("title") or "") for p in read.get("pages") or []]
+        lookup = bridge_candidates(req.question, texts, known, limit=1)
     missing = list(selected.get("missing") or [])
     done = [str(r.get("query", "")) for r in searched.get("results", [])]
     done += [str(r.get("used", "")) for r in searched.get("results", []) if r.get("used")]
