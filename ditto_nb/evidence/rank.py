@@ -121,4 +121,51 @@ def excerpt(text: str, max_chars: int) -> str:
     return text[: space if space > 0 else max_chars].rstrip() + " …"
 
 
-__all__ = ["B", "K1", "STOP_WORDS", "Ranked", "bm25_rank", "excerpt", "terms"]
+def focused_excerpt(text: str, query: str, max_chars: int) -> str:
+    """Whole sentences of ``text`` that best match ``query``, within ``max_chars`` characters.
+
+    The first sentence (it names the paragraph's subject) is kept, then the other sentences by
+    BM25 score against ``query`` (matching ones only) while they fit, then the following sentences
+    in order while they fit; the chosen sentences keep their order, and a gap between two of them
+    is marked ``" … "`` (outside the paragraph text). Every shown sentence is whole, so a quote
+    copied from one sentence is exact paragraph text.
+
+    Args:
+        text: the paragraph text.
+        query: what the excerpt is for (e.g. the question).
+        max_chars: the most characters to keep (characters, not tokens).
+
+    Returns:
+        ``text`` normalized when short enough; else the excerpt (:func:`excerpt` when even the
+        first sentence does not fit).
+    """
+    text = normalize_text(text)
+    if len(text) <= max_chars:
+        return text
+    sentences = [s for s in _SENTENCE_END.split(text) if s]
+    if not sentences or len(sentences[0]) > max_chars:
+        return excerpt(text, max_chars)
+    chosen = {0}
+    used = len(sentences[0])
+
+    def take(index: int) -> None:
+        nonlocal used
+        if index not in chosen and used + 3 + len(sentences[index]) <= max_chars:
+            chosen.add(index)
+            used += 3 + len(sentences[index])
+
+    for ranked in bm25_rank(query, sentences):
+        if ranked.score > 0:
+            take(ranked.index)
+    for index in range(1, len(sentences)):
+        take(index)
+    parts: list[str] = []
+    for index in sorted(chosen):
+        if parts:
+            parts.append(" " if index - 1 in chosen else " … ")
+        parts.append(sentences[index])
+    tail = "" if max(chosen) == len(sentences) - 1 else " …"
+    return "".join(parts) + tail
+
+
+__all__ = ["B", "K1", "STOP_WORDS", "Ranked", "bm25_rank", "excerpt", "focused_excerpt", "terms"]

@@ -10,7 +10,8 @@ misses such cases, so code checks first; the checks are lexical and deliberately
 2. **Named entities**: every capitalized word of the statement (names, months, places; not a
    sentence-initial function word such as ``The`` or ``He``) must appear in the support text.
 3. **Content words**: at least :data:`MIN_COVERAGE` of the statement's content words (the
-   ranking terms of :func:`ditto_nb.evidence.rank.terms`) must appear in the support text.
+   ranking terms of :func:`ditto_nb.evidence.rank.terms`, minus words about the evidence itself
+   such as "answer" or "quote") must appear in the support text.
 
 The *support text* is the quote, plus the sentence of the paragraph that contains the quote (so a
 quote cut mid-sentence keeps its sentence's subject) and the page title (a page's sentences name
@@ -41,6 +42,8 @@ NOT_NAMES = frozenset(
     "when while who what which where how i we you".split()
 )
 """Capitalized words that are not names (sentence starts, pronouns)."""
+META_WORDS = frozenset("answer question quote claim chunk page text states stated says said according".split())
+"""Words about the evidence itself, not counted as content words of a statement."""
 
 
 @dataclass(frozen=True)
@@ -70,11 +73,13 @@ def _numbers(text: str) -> set[str]:
     return {m.group(0).replace(",", "").rstrip(".") for m in _NUMBER.finditer(text)}
 
 
-def _names(statement: str) -> list[str]:
+def _names(statement: str, skip_first: bool = True) -> list[str]:
+    """Capitalized words, except the statement's first word (a sentence start is capitalized
+    whatever it is; a name there is still counted by the content-word rule)."""
     names = []
-    for match in _TOKEN.finditer(statement):
+    for position, match in enumerate(_TOKEN.finditer(statement)):
         word = match.group(0)
-        if word[0].isupper() and word.lower() not in NOT_NAMES and not word[0].isdigit():
+        if (position or not skip_first) and word[0].isupper() and word.lower() not in NOT_NAMES and not word[0].isdigit():
             names.append(word)
     return names
 
@@ -105,7 +110,7 @@ def sentence_of(paragraph: str, quote: str) -> str:
 
 
 def check_support(statement: str, quote: str, *, paragraph: str = "", title: str = "",
-                  min_coverage: float = MIN_COVERAGE) -> SupportCheck:
+                  min_coverage: float = MIN_COVERAGE, sentence: bool = True) -> SupportCheck:
     """Check that ``statement`` is lexically supported by ``quote`` (see the module docstring).
 
     Args:
@@ -114,6 +119,8 @@ def check_support(statement: str, quote: str, *, paragraph: str = "", title: str
         paragraph: the paragraph the quote was found in ("" = the quote alone).
         title: the title of the quote's page ("" = none).
         min_coverage: least share of content words found (0.0–1.0).
+        sentence: True when ``statement`` is a sentence (its capitalized first word is not taken
+            for a name); False for a short answer, whose first word is checked too.
 
     Returns:
         A :class:`SupportCheck`.
@@ -127,11 +134,11 @@ def check_support(statement: str, quote: str, *, paragraph: str = "", title: str
     if numbers:
         absent += numbers
         reasons.append(f"the quote does not state the number(s) {', '.join(numbers)}")
-    names = [n for n in dict.fromkeys(_names(statement)) if _stem(n) not in support_stems]
+    names = [n for n in dict.fromkeys(_names(statement, skip_first=sentence)) if _stem(n) not in support_stems]
     if names:
         absent += names
         reasons.append(f"the quote does not name {', '.join(names)}")
-    words = [w for w in dict.fromkeys(terms(statement)) if not w.isdigit()]
+    words = [w for w in dict.fromkeys(terms(statement)) if not w.isdigit() and w not in META_WORDS]
     found = [w for w in words if _stem(w) in support_stems]
     coverage = len(found) / len(words) if words else 1.0
     if coverage < min_coverage:
@@ -158,7 +165,7 @@ def answer_in_quotes(answer: str, quotes: Sequence[str], *, min_coverage: float 
     """
     if not quotes:
         return SupportCheck(ok=False, reasons=("the answer has no verified quote",), absent=(), coverage=0.0)
-    result = check_support(answer, " ".join(quotes), min_coverage=min_coverage)
+    result = check_support(answer, " ".join(quotes), min_coverage=min_coverage, sentence=False)
     if result.ok:
         return result
     what = ", ".join(result.absent) or "its words"
@@ -166,5 +173,5 @@ def answer_in_quotes(answer: str, quotes: Sequence[str], *, min_coverage: float 
                         absent=result.absent, coverage=result.coverage)
 
 
-__all__ = ["MIN_COVERAGE", "NOT_NAMES", "STEM_CHARS", "SupportCheck", "answer_in_quotes", "check_support",
+__all__ = ["META_WORDS", "MIN_COVERAGE", "NOT_NAMES", "STEM_CHARS", "SupportCheck", "answer_in_quotes", "check_support",
            "sentence_of"]

@@ -28,12 +28,13 @@ MAX_LIMIT = 500
 DEFAULT_LIMIT = 10
 
 
-def _split_mode(query: str) -> tuple[str, str]:
-    """``(query without the OR keywords, "or")`` when the words are joined by ``OR``, else ``(query, "and")``."""
+def _split_mode(query: str) -> tuple[str, str | None]:
+    """``(query without the OR keywords, "or")`` when the words are joined by ``OR``, else
+    ``(query, None)`` (the index's mode, AND unless the sandbox was built with OR)."""
     words = query.split()
     if len(words) > 2 and "OR" in words[1:-1]:
         return " ".join(w for w in words if w != "OR"), "or"
-    return query, "and"
+    return query, None
 
 
 def _error(code: str, info: str) -> dict[str, Any]:

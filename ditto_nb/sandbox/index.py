@@ -108,9 +108,17 @@ class SearchIndex:
 
     Args:
         path: SQLite file for the index, or ``":memory:"``.
+        mode: how query terms combine when a search does not say: ``"and"`` (default, like
+            MediaWiki) or ``"or"``.
+
+    Raises:
+        ValueError: ``mode`` is not one of :data:`SEARCH_MODES`.
     """
 
-    def __init__(self, path: str | Path = ":memory:") -> None:
+    def __init__(self, path: str | Path = ":memory:", mode: str = "and") -> None:
+        if mode not in SEARCH_MODES:
+            raise ValueError(f"mode must be one of {SEARCH_MODES}, not {mode!r}")
+        self.mode = mode
         self._lock = threading.Lock()
         self._db = sqlite3.connect(str(path), check_same_thread=False)
         if str(path) != ":memory:":
@@ -162,7 +170,7 @@ class SearchIndex:
         return True
 
     def search(
-        self, query: str, limit: int = 10, offset: int = 0, *, what: str = "text", mode: str = "and"
+        self, query: str, limit: int = 10, offset: int = 0, *, what: str = "text", mode: str | None = None
     ) -> tuple[int, list[IndexHit]]:
         """Rank pages for ``query`` with BM25.
 
@@ -171,13 +179,13 @@ class SearchIndex:
             limit: most hits to return.
             offset: hits to skip (for continuation).
             what: ``"text"`` (title and body) or ``"title"`` (title column only).
-            mode: ``"and"`` (default) or ``"or"``, see :func:`fts_query`.
+            mode: ``"and"`` or ``"or"`` (None: the index's mode), see :func:`fts_query`.
 
         Returns:
             ``(totalhits, hits)``: the number of matching pages and the requested slice,
             best first (ties broken by pageid).
         """
-        expression = fts_query(query, mode)
+        expression = fts_query(query, mode or self.mode)
         if expression is None:
             return 0, []
         if what == "title":

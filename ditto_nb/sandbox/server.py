@@ -54,6 +54,8 @@ class SandboxWeb:
         ca: a ``trustme.CA`` to issue the server certificate from (e.g. one per test
             session); a new CA is generated when None.
         port: TCP port on 127.0.0.1; 0 picks a free one.
+        search_mode: ``"and"`` (default: every query term must match, like MediaWiki and
+            Wikipedia) or ``"or"`` (any term). A query ``a OR b`` matches either in both modes.
     """
 
     def __init__(
@@ -64,6 +66,7 @@ class SandboxWeb:
         *,
         ca: trustme.CA | None = None,
         port: int = 0,
+        search_mode: str = "and",
     ) -> None:
         self.wiki_host = wiki_host.lower()
         if not self.wiki_host.endswith(".test"):
@@ -79,7 +82,7 @@ class SandboxWeb:
         self._lock = threading.Lock()
         self._pages: dict[tuple[str, str], SandboxPage] = {}
         self._by_title: dict[str, SandboxPage] = {}
-        self._index = SearchIndex(self.workdir / "sandbox-index.sqlite3")
+        self._index = SearchIndex(self.workdir / "sandbox-index.sqlite3", mode=search_mode)
         self._requests: list[tuple[str, str]] = []
         self._request_headers: list[dict[str, str]] = []
         self._sni_names: list[str] = []

@@ -19,9 +19,9 @@ from typing import Any
 import psycopg
 
 from ditto_nb.errors import StorageError, TaskLocked
+from ditto_nb.workers.memory import TASK_ID_FILE_NAME
 from ditto_nb.workers.memory_postgres import describe_dsn, storage_errors
 
-TASK_ID_FILE_NAME = "task-id"
 """File in a task directory holding its Memory task id (one line)."""
 
 

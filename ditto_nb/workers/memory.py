@@ -40,6 +40,8 @@ from ditto_nb.errors import InvalidRequest, StorageError, TaskLocked
 from ditto_nb.workers.memory_migrations import m002_one_ledger
 
 MEMORY_FILE_NAME = "memory.sqlite3"
+TASK_ID_FILE_NAME = "task-id"
+"""The id file of a task whose Memory is in PostgreSQL (see ``ditto_nb.workers.lock_postgres``)."""
 """File name of a task directory's SQLite MemoryStore."""
 
 LOCK_FILE_NAME = ".lock"

@@ -45,3 +45,18 @@ def test_excerpt_without_sentence_end_cuts_at_a_space() -> None:
     short = excerpt(text, 23)
     assert short.endswith(" …") and len(short.removesuffix(" …")) <= 23
     assert short.removesuffix(" …").split() == ["word"] * 4
+
+
+def test_focused_excerpt_keeps_the_subject_and_the_matching_sentence() -> None:
+    from ditto_nb.evidence.rank import focused_excerpt
+
+    text = ("Alma Ruud (born 1931) was a Norwegian painter and printmaker who worked in Bergen for many years "
+            "and taught at the academy there. She travelled widely in Italy and Greece during the 1960s. "
+            "Her murals decorate three schools in the city. In 1975 she was appointed director of the Bergen "
+            "Kunsthall.")
+    short = focused_excerpt(text, "Who was appointed director of the Bergen Kunsthall?", 200)
+    assert short.startswith("Alma Ruud (born 1931)") and "appointed director" in short
+    assert " … " in short and len(short) <= 200 + 3
+    for piece in short.removesuffix(" …").split(" … "):
+        assert piece in text
+    assert focused_excerpt(text, "anything", 1000) == text

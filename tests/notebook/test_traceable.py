@@ -32,7 +32,7 @@ async def _mirror_task(tmp_path: Path, sandbox_factory: Any, config: Any, script
         return {"status": "answered", "answer": "The span is 1,280 meters long.", "claims": [
             {"claim": "The main span is 1,280 meters long.", "chunk_id": label, "quote": "1,280 meters long"}]}
 
-    scripted_model.responder = Script(queries=["Golden Gate Bridge span"], answer=answer, repair=answer)
+    scripted_model.responder = Script(queries=["bridge main span"], answer=answer, repair=answer)  # every page has all three words (AND search)
     task = tmp_path / "mirror"
     report = await run_once(task, make_request(web, max_pages=3), config, SearchSetup.from_sandbox(web), scripted_model)
     assert len(order) == 1  # the pattern offers the content once (mirrors count once)

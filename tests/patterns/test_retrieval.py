@@ -56,3 +56,13 @@ def test_hits_ranked_by_relevance_not_query_order() -> None:
     order = rank_hits("Which river flows through the city of the Eiffel Tower?", [first, second], ["Eiffel Tower"])
     assert order[:2] == ["https://w/b", "https://w/c"]  # each query's best hit, title match over search rank
     assert order[-1] == "https://w/a"
+
+
+def test_bridge_candidates_are_names_the_question_does_not_name() -> None:
+    from ditto_nb.patterns.common.retrieval import bridge_candidates
+
+    question = "Where was the architect of the Blue Museum born?"
+    texts = ["The Blue Museum is in Lakeside. It was designed by the architect Mara Quell.",
+             "Mara Quell also designed the Lakeside Library with Tor Vennick."]
+    assert bridge_candidates(question, texts, ["Blue Museum"], limit=2) == ["Mara Quell", "Lakeside Library"]
+    assert bridge_candidates(question, texts, ["Blue Museum", "Mara Quell"], limit=1) == ["Lakeside Library"]

@@ -207,3 +207,19 @@ def test_head_request_has_headers_but_no_body(sandbox_factory: Factory) -> None:
         response = client.send(request)
     assert response.status_code == 200 and response.headers["x-kind"] == "head" and response.content == b""
     assert web.sni_names == ["a.test"]
+
+
+def test_index_mode_or_is_an_explicit_option() -> None:
+    from ditto_nb.sandbox import SandboxPage
+    from ditto_nb.sandbox.index import SearchIndex
+
+    pages = [SandboxPage(url="https://w.test/a", title="Tiber", paragraphs=["The Tiber flows through Rome."]),
+             SandboxPage(url="https://w.test/b", title="Thames", paragraphs=["The Thames flows through London."])]
+    default, either = SearchIndex(), SearchIndex(mode="or")
+    for page in pages:
+        default.add(page)
+        either.add(page)
+    assert default.search("Tiber Thames") == (0, [])
+    assert either.search("Tiber Thames")[0] == 2
+    assert default.search("Tiber Thames", mode="or")[0] == 2
+    assert [h.title for h in default.search("flows Rome")[1]] == ["Tiber"]

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ditto_nb.errors import PublishFailed
-from ditto_nb.workers.memory import MEMORY_FILE_NAME
+from ditto_nb.workers.memory import MEMORY_FILE_NAME, TASK_ID_FILE_NAME
 
 REPORT_JSON = "report.json"
 REPORT_MD = "report.md"
@@ -67,7 +67,8 @@ def _check_task_state(task_dir: Path) -> None:
             f"task directory {task_dir} vanished while the task ran; nothing was published",
             help="Run the task again: it starts afresh in that folder.",
         )
-    if not (task_dir / MEMORY_FILE_NAME).is_file():
+    # SQLite Memory lives in the directory; a PostgreSQL task keeps its id file there instead.
+    if not any((task_dir / name).is_file() for name in (MEMORY_FILE_NAME, TASK_ID_FILE_NAME)):
         raise PublishFailed(
             f"the task's Memory ({task_dir / MEMORY_FILE_NAME}) vanished while the task ran; nothing was published",
             help="Run the task again in a new folder (or remove this one): its state is lost.",

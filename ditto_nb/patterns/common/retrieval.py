@@ -42,6 +42,9 @@ COMPARISON_CUES = re.compile(
     re.I,
 )
 _QUOTED = re.compile(r"\"([^\"]{2,120})\"|“([^”]{2,120})”|(?<!\w)'([^']{2,120})'(?!\w)")
+_YES_NO_PAIR = re.compile(
+    r"^(?:are|were|is|was|do|did|does|have|had)\s+(.+?)\s+and\s+(.+?)\s+(?:both|each|the same|of the same|"
+    r"from the same|in the same|either)\b", re.I)
 _DEMONYM_ENDINGS = ("an", "ese", "ish", "ch", "ic")
 _WORD = re.compile(r"[\w][\w.'&-]*")
 _PAREN = re.compile(r"\s*\([^)]*\)\s*")
@@ -114,11 +117,14 @@ def question_entities(question: str) -> list[str]:
         span.clear()
 
     for word, _start in words:
-        capital = word[0].isupper() or word[0].isdigit()
+        capital = word[0].isupper() or (word[0].isdigit() and word.isalnum())
         if capital and not span and word.lower() in QUESTION_WORDS:
             continue
         if capital:
-            span.append(word)
+            ends = word.endswith(".") and len(word.rstrip(".")) > 1  # "Archer." ends a sentence; "O." does not
+            span.append(word.rstrip(".") if ends else word)
+            if ends:
+                close()
         elif span and word.lower() in CONNECTORS:
             span.append(word)
         else:
@@ -140,7 +146,8 @@ def question_entities(question: str) -> list[str]:
 def comparison_entities(question: str) -> list[str]:
     """The two (or more) entities a comparison question compares, or ``[]`` when it is not one.
 
-    A question is a comparison when it names at least two entities and has a comparison cue
+    A question is a comparison when it has the yes/no pair shape ``Are X and Y both/of the same …``
+    (X and Y are then taken as written), or names at least two entities and has a comparison cue
     (``both``, ``same``, ``older``, ``first``…) or offers a choice (``X or Y``).
 
     Args:
@@ -149,13 +156,18 @@ def comparison_entities(question: str) -> list[str]:
     Returns:
         The compared entities in order (those around ``or`` when the question offers a choice).
     """
+    text = normalize_text(question)
+    pair = _YES_NO_PAIR.match(text)
+    if pair:
+        sides = [_clean(re.sub(r"^(the|a|an)\s+", "", side, flags=re.I)) for side in pair.group(1, 2)]
+        if all(sides):
+            return sides
     entities = question_entities(question)
     if len(entities) < 2:
         # "Were X and Y both …": one capitalized span joined by "and"/"or" names two entities
         entities = [part for e in entities for part in re.split(r"\s+(?:and|or|&)\s+", e) if part]
     if len(entities) < 2:
         return []
-    text = normalize_text(question)
     choice = re.search(r"(.+?)\s*,?\s+or\s+(.+?)\??$", text)
     if choice:
         left = [e for e in entities if e in choice.group(1)]
@@ -265,7 +277,8 @@ def hop_queries(bridge: Sequence[str], missing: Sequence[str], done: Sequence[st
     for name in bridge:
         name = _clean(name)
         if name and name.lower() not in sent:
-            out.append(SearchQuery(name, relaxations(name, [_PAREN.sub(" ", name).strip()]), name))
+            inner = [e for e in question_entities(name) if e.lower() != name.lower()]
+            out.append(SearchQuery(name, relaxations(name, inner), inner[0] if inner else name))
             sent.add(name.lower())
     for facet in missing:
         facet = _clean(facet)
@@ -277,6 +290,58 @@ def hop_queries(bridge: Sequence[str], missing: Sequence[str], done: Sequence[st
             out.append(SearchQuery(text, relaxations(text, names[1:]), text))
             sent.add(text.lower())
     return out[:limit]
+
+
+def search_args(query: str, limit: int) -> dict[str, object]:
+    """``web_search`` tool arguments for a free-standing query (e.g. a research round's): the
+    query, its relaxation ladder over the entities it names, and its first entity as title.
+
+    Args:
+        query: the query text.
+        limit: hits wanted.
+
+    Returns:
+        ``{"query", "limit"}`` plus ``"fallbacks"`` and ``"title"`` when the query names an entity
+        or has words to drop.
+    """
+    entities = question_entities(query)
+    args: dict[str, object] = {"query": query, "limit": limit}
+    fallbacks = relaxations(query, entities)
+    if fallbacks:
+        args["fallbacks"] = list(fallbacks)
+    if entities:
+        args["title"] = entities[0]
+    return args
+
+
+def bridge_candidates(question: str, texts: Sequence[str], known: Sequence[str], limit: int = 2) -> list[str]:
+    """Names in evidence texts that the question does not name: candidate bridge entities.
+
+    Used when the selection call names no ``lookup``: a bridge question's in-between entity is
+    usually a multi-word name that the first pages mention and the question does not (the actress
+    a film page names). Multi-word capitalized spans of ``texts`` are kept when they share no word
+    with the question's entities or ``known`` (titles already read); ranked by how many texts
+    mention them, then by first appearance.
+
+    Args:
+        question: the question as asked.
+        texts: the selected chunks' texts, best first.
+        known: titles of pages already read.
+        limit: most names returned.
+
+    Returns:
+        Names, most mentioned first.
+    """
+    taken = {w for e in [*question_entities(question), *known] for w in title_key(e).split() if len(w) > 2}
+    counts: dict[str, int] = {}
+    for text in texts:
+        for name in dict.fromkeys(question_entities(text)):
+            words = [w for w in title_key(name).split() if len(w) > 2]
+            if len(name.split()) < 2 or not words or taken & set(words) or any(ch.isdigit() for ch in name):
+                continue
+            counts[name] = counts.get(name, 0) + 1
+    order = list(counts)
+    return sorted(order, key=lambda n: (-counts[n], order.index(n)))[:limit]
 
 
 def title_key(title: str) -> str:
@@ -345,6 +410,7 @@ def content_words(text: str) -> list[str]:
 
 __all__ = [
     "COMPARISON_CUES",
+    "bridge_candidates",
     "CONNECTORS",
     "MAX_FALLBACKS",
     "QUESTION_WORDS",
@@ -356,5 +422,6 @@ __all__ = [
     "question_entities",
     "rank_hits",
     "relaxations",
+    "search_args",
     "title_key",
 ]

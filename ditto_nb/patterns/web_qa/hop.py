@@ -2,7 +2,10 @@
 
 A bridge question names entity A and asks about B, which only A's page names. After the first
 pages are read, the selection call returns ``lookup`` (the bridge names it found in the chunks)
-and ``missing`` (facets no chunk answers). The second hop's queries are, in order: each bridge
+and ``missing`` (facets no chunk answers). Without a ``lookup`` name, the plan's later queries
+that name something the question does not (the plan's guess at the bridge) come first; without
+those either, code takes the multi-word name the selected chunks mention most that the question
+does not name (:func:`~ditto_nb.patterns.common.retrieval.bridge_candidates`). The second hop's queries are, in order: each bridge
 name alone, the plan's queries the first hop had no budget for (the plan's guess at the second
 step), and the entities of the missing facets. When there is one and the request's budgets
 have room, two more stage graphs run — ``hop-searched`` and ``hop-read`` — with no extra model
@@ -20,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Generator, Mapping
 from typing import Any
 
-from ditto_nb.patterns.common.retrieval import comparison_entities, hop_queries
+from ditto_nb.patterns.common.retrieval import bridge_candidates, comparison_entities, hop_queries, question_entities
 from ditto_nb.patterns.web_qa.stages import RunState, candidate_urls, rank_candidates, read_stage, searched_stage
 
 HOP_CHUNKS = 3
@@ -48,6 +51,17 @@ def plan_hop(run: RunState, plan: Mapping[str, Any], searched: Mapping[str, Any]
     if plan.get("needs_clarification") or comparison_entities(req.question):
         return None
     lookup = list(selected.get("lookup") or [])
+    deferred = [dict(q) for q in plan.get("deferred") or []]
+    asked = {w for e in question_entities(req.question) for w in e.lower().split()}
+    # the plan's later queries that name something the question does not (its guess at the bridge)
+    guesses = [q for q in deferred if any(w not in asked for e in question_entities(str(q["text"]))
+                                          for w in e.lower().split())]
+    if not lookup and not guesses:
+        # no bridge named: the name the selected chunks mention most and the question does not
+        chosen = set(selected.get("selected") or [])
+        texts = [str(c["text"]) for c in selected.get("candidates") or [] if c["chunk_id"] in chosen]
+        known = [str(p.get("title") or "") for p in read.get("pages") or []]
+        lookup = bridge_candidates(req.question, texts, known, limit=1)
     missing = list(selected.get("missing") or [])
     done = [str(r.get("query", "")) for r in searched.get("results", [])]
     done += [str(r.get("used", "")) for r in searched.get("results", []) if r.get("used")]
@@ -55,13 +69,17 @@ def plan_hop(run: RunState, plan: Mapping[str, Any], searched: Mapping[str, Any]
     search: list[dict[str, Any]] = [{"text": q.text, "fallbacks": list(q.fallbacks), "entity": q.entity}
                                      for q in hop_queries(lookup, [], done, budget)]
     sent = {d.lower() for d in done} | {str(q["text"]).lower() for q in search}
-    # then the plan's own later queries (its guess at the second step), then missing facets
-    search += [dict(q) for q in plan.get("deferred") or [] if str(q["text"]).lower() not in sent]
+    # then the plan's own later queries (its guesses first), then missing facets
+    for query in [*guesses, *deferred]:
+        if str(query["text"]).lower() not in sent:
+            sent.add(str(query["text"]).lower())
+            search.append(query)
     sent |= {str(q["text"]).lower() for q in search}
     search += [{"text": q.text, "fallbacks": list(q.fallbacks), "entity": q.entity}
                for q in hop_queries([], missing, sorted(sent), budget)]
     search = search[: max(0, budget)]
-    pages = req.max_pages - len(read.get("pages") or []) - len(req.reference_urls)
+    attempted = len(read.get("pages") or []) + sum(1 for f in read.get("failures") or [] if f.get("stage") == "read")
+    pages = req.max_pages - attempted
     if not search or pages < 1:
         return None
     return {"queries": [q["text"] for q in search], "search": search, "pages": pages, "names": lookup}

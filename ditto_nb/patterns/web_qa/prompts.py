@@ -15,13 +15,16 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ditto_nb.evidence.rank import excerpt
+from ditto_nb.evidence.rank import focused_excerpt
 
 STATUSES = ("answered", "insufficient-evidence", "conflicting-evidence", "needs-clarification")
 Status = Literal["answered", "insufficient-evidence", "conflicting-evidence", "needs-clarification"]
 MAX_CHUNK_CHARS = 360
 """Characters of one chunk shown to the model (a sentence-bounded excerpt, see
 :func:`ditto_nb.evidence.excerpt`); quotes are verified against the full stored paragraph."""
+ANSWER_CHUNK_CHARS = 600
+"""Characters of one chunk shown to the answer and repair calls (few chunks; an answer sentence
+often follows a long first sentence, so the selection's 360 would hide it)."""
 MAX_TOKENS: dict[str, int] = {"plan": 200, "select": 300, "answer": 400, "repair": 400, "ground": 300, "regrade": 300}
 """``max_tokens`` (output tokens) per purpose: tight, so a small model cannot ramble."""
 
@@ -147,19 +150,21 @@ def resolve_label(value: str, labels: Mapping[str, str]) -> str:
     return value
 
 
-def render_chunks(chunks: Sequence[Mapping[str, Any]], max_chars: int = MAX_CHUNK_CHARS) -> str:
+def render_chunks(chunks: Sequence[Mapping[str, Any]], max_chars: int = MAX_CHUNK_CHARS, query: str = "") -> str:
     """Render chunks as numbered evidence lines with sentence-bounded excerpts.
 
     Args:
         chunks: chunk dicts (``text``, ``title``, ``origin``) in label order.
         max_chars: the most characters of each chunk's text shown (characters).
+        query: the question; a long chunk shows its sentences that best match it
+            (:func:`ditto_nb.evidence.rank.focused_excerpt`).
 
     Returns:
         One line per chunk: ``[C1] (title - origin) text``.
     """
     lines = []
     for index, chunk in enumerate(chunks):
-        text = excerpt(str(chunk["text"]), max_chars)
+        text = focused_excerpt(str(chunk["text"]), query, max_chars)
         lines.append(f"[{label(index)}] ({chunk.get('title') or 'untitled'} - {chunk['origin']}) {text}")
     return "\n".join(lines)
 
@@ -209,7 +214,7 @@ def select_messages(question: str, chunks: Sequence[Mapping[str, Any]]) -> list[
         "only two chunks giving different values for the same fact, with exact quotes; usually "
         f"empty. {_DATA_RULE}"
     )
-    return _messages("select", system, f"Question: {question}\nChunks:\n{render_chunks(chunks)}")
+    return _messages("select", system, f"Question: {question}\nChunks:\n{render_chunks(chunks, query=question)}")
 
 
 _CLAIM_RULES = (
@@ -271,7 +276,8 @@ def answer_messages(
         note += (f"\nCompare: {'; '.join(compared)}. Write one claim with its quote for each of them, "
                  "then answer from those claims (yes/no only if the claims decide it).")
     disputed = f"\nDisagreements:\n{_conflict_lines(conflicts)}" if conflicts else ""
-    return _messages("answer", system, f"Question: {question}{note}{disputed}\nChunks:\n{render_chunks(chunks)}")
+    shown = render_chunks(chunks, ANSWER_CHUNK_CHARS, question)
+    return _messages("answer", system, f"Question: {question}{note}{disputed}\nChunks:\n{shown}")
 
 
 def ground_messages(
@@ -342,13 +348,14 @@ def repair_messages(
     )
     kept_lines = "\n".join(f"- {c.get('claim', '')}" for c in kept) or "(none)"
     user = (
-        f"Question: {question}\nChunks:\n{render_chunks(chunks)}\nKept claims:\n{kept_lines}\n"
+        f"Question: {question}\nChunks:\n{render_chunks(chunks, ANSWER_CHUNK_CHARS, question)}\nKept claims:\n{kept_lines}\n"
         f"Failed claims:\n{failed or '(none)'}\nProblems:\n- " + "\n- ".join(problems)
     )
     return _messages("repair", system, user)
 
 
 __all__ = [
+    "ANSWER_CHUNK_CHARS",
     "MAX_CHUNK_CHARS",
     "MAX_TOKENS",
     "STATUSES",

@@ -133,11 +133,14 @@ def first_hop_queries(request: WebQaRequest) -> int:
 
 
 def first_hop_pages(request: WebQaRequest) -> int:
-    """Pages of the first hop: ``max_pages`` for a comparison, else about half are kept for the
-    second hop (at least one page each)."""
-    if comparison_entities(request.question) or request.max_pages == 1:
+    """Pages of the first hop, reference URLs included: all of ``max_pages`` for a comparison,
+    else about half of the pages left after the references are kept for the second hop (at
+    least one page each)."""
+    refs = len(set(request.reference_urls))
+    searchable = request.max_pages - refs
+    if comparison_entities(request.question) or searchable <= 1:
         return request.max_pages
-    return request.max_pages - min(2, request.max_pages // 2)
+    return refs + searchable - min(2, searchable // 2)
 
 
 def plan_stage(run: RunState) -> Step:

@@ -90,7 +90,7 @@ async def test_expired_context_is_rebuilt_and_run_completes(
 ) -> None:
     script = Script()
     scripted_model.responder = script
-    request = make_request(web, task_id=task_id)
+    request = make_request(web, task_id=task_id, max_queries=1)  # one query: no second hop after resume
     directory = tmp_path / "t"
     short = scripted_runtime_config(scripted_model, redis_url=redis_url, ttl_seconds=1)
     await run_once(directory, request, short, search, scripted_model, stop_after="read")
@@ -125,7 +125,7 @@ async def test_redis_stopped_mid_run_then_back(
         return script(body)
 
     scripted_model.responder = stop_redis_during_select
-    request = make_request(web, task_id=f"down-{uuid.uuid4().hex[:12]}")
+    request = make_request(web, task_id=f"down-{uuid.uuid4().hex[:12]}", max_queries=1)  # no second hop
     directory = tmp_path / "t"
     config = scripted_runtime_config(scripted_model, redis_url=server.url)
     with pytest.raises(ContextUnavailable):

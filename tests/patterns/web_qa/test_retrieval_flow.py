@@ -166,7 +166,7 @@ async def test_claim_quoting_a_different_entity_is_rejected(
     scripted_model.responder = recorder
     request = make_request(wiki, question="What nationality is Mara Quell, the architect Tor Vennick admired?",
                            max_queries=2, max_pages=4)
-    with pytest.raises(UngroundedAnswer, match="does not name Mara, Quell"):
+    with pytest.raises(UngroundedAnswer, match="does not name Quell"):
         await run_once(tmp_path / "t", request, config, setup(wiki), scripted_model)
     repair_prompt = recorder.of("repair")[0]["messages"][-1]["content"]
-    assert "the quote does not name Mara, Quell" in repair_prompt
+    assert "the quote does not name Quell" in repair_prompt
