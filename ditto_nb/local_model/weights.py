@@ -18,6 +18,7 @@ Cache directory: ``$DITTO_MODEL_DIR`` if set, else ``~/.cache/ditto_nb/models``;
 from __future__ import annotations
 
 import contextlib
+import csv
 import fcntl
 import hashlib
 import json
@@ -26,7 +27,7 @@ import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import metadata
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Final
 
 from ditto_nb.errors import ConfigError
@@ -153,6 +154,18 @@ def _find_distribution(name: str, search_path: Sequence[str | Path] | None) -> m
     return found[0] if found else None
 
 
+def _recorded_bins(dist: metadata.Distribution) -> list[PurePosixPath]:
+    """The ``*/data/*.bin`` entries of a distribution's RECORD (PEP 376 CSV), read directly.
+
+    ``Distribution.files`` is not used: some importlib_metadata versions (which other packages
+    may install in its place) drop entries whose file is missing, and a missing part file must be
+    reported as missing, not as unlisted.
+    """
+    record = dist.read_text("RECORD") or ""
+    paths = [PurePosixPath(row[0]) for row in csv.reader(record.splitlines()) if row]
+    return [p for p in paths if p.parent.name == "data" and p.name.endswith(".bin")]
+
+
 def find_parts(profile: str | WeightProfile, *, search_path: Sequence[str | Path] | None = None) -> list[Path]:
     """Locate every part file of a profile through the installed distributions' metadata.
 
@@ -183,7 +196,7 @@ def find_parts(profile: str | WeightProfile, *, search_path: Sequence[str | Path
         if dist.version != prof.version:
             problems.append(f"{dist_name} is {dist.version}, expected {prof.version}")
             continue
-        bins = [f for f in (dist.files or []) if f.parent.name == "data" and f.name.endswith(".bin")]
+        bins = _recorded_bins(dist)
         if len(bins) != 1:
             problems.append(f"{dist_name} lists {len(bins)} data/*.bin files, expected 1")
             continue
