@@ -11,7 +11,7 @@ from ditto_nb.patterns.common import SearchSetup, TaskApp, build_task_tools, ope
 from ditto_nb.patterns.common.failures import open_recorded, run_recorded
 from ditto_nb.patterns.common.task import bind_task
 from ditto_nb.patterns.web_qa.plan import run_web_qa_loop
-from ditto_nb.patterns.web_qa.report import WebQaReport
+from ditto_nb.patterns.web_qa.report import WebQaReport, published_report
 from ditto_nb.patterns.web_qa.request import WebQaRequest
 from ditto_nb.runtime.config import MemoryConfig, RuntimeConfig
 from ditto_nb.runtime.loop import OnGraph
@@ -127,7 +127,7 @@ async def run_web_qa(
     )
     if result.get("status") == "checkpoint":
         return {"status": "checkpoint", "stage": str(result["stage"])}
-    return WebQaReport.model_validate(result)
+    return WebQaReport.model_validate(published_report(result))  # what report.json holds
 
 
 __all__ = ["Checkpoint", "create_task", "open_web_qa", "run_web_qa"]
