@@ -30,7 +30,8 @@ from ditto_nb.local_model.weights import default_cache_dir
 from ditto_nb.runtime.config import load_runtime_config
 from ditto_nb.sandbox import demo_corpus_path
 
-pytestmark = pytest.mark.local_model
+# The real 1.5B model on 2 cores: a question takes ~100-150 s idle; a busy machine doubles it.
+pytestmark = [pytest.mark.local_model, pytest.mark.timeout(900)]
 
 REPO = Path(__file__).resolve().parents[2]
 ALIAS = "qwen2.5-coder-0.5b-instruct"

@@ -25,7 +25,8 @@ from ditto_nb.runtime import ModelSelection, RuntimeConfig, load_runtime_config
 from ditto_nb.sandbox import SandboxWeb, demo_corpus_path, demo_questions_path, load_corpus, load_hotpotqa_questions
 from ditto_nb.web import SnapshotStore
 
-pytestmark = pytest.mark.local_model
+# The real 1.5B model on 2 cores: a question takes ~100-150 s idle; a busy machine doubles it.
+pytestmark = [pytest.mark.local_model, pytest.mark.timeout(900)]
 
 QUESTIONS = load_hotpotqa_questions(demo_questions_path())[:3]
 
