@@ -22,6 +22,8 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from ditto_nb.runtime.processes import pid_alive
+
 
 @dataclass(frozen=True)
 class ServerRecord:
@@ -46,21 +48,6 @@ class ServerRecord:
     started_by: int
     started_at: float
     keep_running: bool = False
-
-
-def pid_alive(pid: int) -> bool:
-    """True when process ``pid`` exists and is not a zombie (an exited, unreaped child)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return True
-    return stat.rsplit(")", 1)[-1].split()[0] != "Z"
 
 
 def is_llama_server(pid: int, port: int) -> bool:

@@ -49,6 +49,7 @@ from ditto_nb.sandbox.mediawiki_files import (
     wiki_title,
 )
 from ditto_nb.web.policy import NetworkPolicy
+from ditto_nb.runtime.processes import pid_alive
 
 MEDIAWIKI_DIR = Path("/usr/share/mediawiki")
 APT_PACKAGES = ("mediawiki", "php-cli", "php-sqlite3", "php-intl", "php-mbstring", "php-xml")
@@ -314,7 +315,7 @@ class MediaWikiSite:
         if not site._state_file.is_file():
             return None
         state = json.loads(site._state_file.read_text(encoding="utf-8"))
-        alive = [int(pid) for pid in state.get("pids", []) if _alive(int(pid))]
+        alive = [int(pid) for pid in state.get("pids", []) if pid_alive(int(pid))]
         if not state.get("port") or len(alive) != len(state.get("pids", [])):
             site.stop()
             return None
@@ -394,21 +395,6 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _alive(pid: int) -> bool:
-    """True when ``pid`` exists and is not a zombie."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
-    except OSError:
-        return True
-    return stat.rsplit(")", 1)[-1].split()[0] != "Z"
-
-
 def _terminate_group(pid: int) -> None:
     """SIGTERM the process group led by ``pid`` (started with ``start_new_session``), then SIGKILL."""
     for sig, wait in ((signal.SIGTERM, 5.0), (signal.SIGKILL, 2.0)):
@@ -422,7 +408,7 @@ def _terminate_group(pid: int) -> None:
                 if os.waitpid(pid, os.WNOHANG)[0] == pid:
                     return
             except ChildProcessError:
-                if not _alive(pid):
+                if not pid_alive(pid):
                     return
             time.sleep(0.05)
 
