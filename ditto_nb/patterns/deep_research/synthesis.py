@@ -174,8 +174,8 @@ def synthesize(ask: Ask, request: ResearchRequest, plan: dict[str, Any], evidenc
     """Report, checks, independent review, at most one repair; returns the report dump.
 
     Raises:
-        UngroundedAnswer: the repaired draft has findings and none whose quote verifies, or its
-            review fails on grounds not tied to a finding.
+        UngroundedAnswer: the repaired draft's review fails on grounds not tied to a finding.
+            (Findings whose quote does not verify after the repair are withheld with the reason.)
     """
     subs = plan["sub_questions"]
     selected, left_out = select_for_report(evidence, coverage, [request.question, *subs])
@@ -200,13 +200,15 @@ def synthesize(ask: Ask, request: ResearchRequest, plan: dict[str, Any], evidenc
             draft = yield from ask("model:repair", "repair", prompts.repair_messages(draft, reasons, view, gaps),
                                    prompts.DraftOutput)
             done = yield from _check(ask, "model:review-2", draft, selected, coverage, gaps)
-            if done["problems"] and not done["kept"] and not done["rejected"]:
-                raise UngroundedAnswer(f"the repaired report still has unverifiable quotes: {'; '.join(done['problems'])}")
             if done["reviewed"] and not done["verdict"]["ok"] and not done["refused"]:
                 raise UngroundedAnswer(f"the repaired report failed review: {'; '.join(done['verdict']['problems'])}")
-            again = {w["statement"] for w in done["rejected"]} | {c["statement"] for c in done["kept"]}
-            withheld = done["rejected"] + [dict(w, reasons=[*w["reasons"], "removed by the repair"])
-                                           for w in first["rejected"] if w["statement"] not in again]
+            # Findings whose quote still does not verify are withheld with the reason, never published.
+            unverified = [_withheld({**row, "evidence_id": row.get("chunk_id", "")}, [problem])
+                          for n, row in enumerate(draft.get("conclusions", []), start=1)
+                          for problem in done["problems"] if problem.startswith(f"conclusion {n}:")]
+            again = {w["statement"] for w in done["rejected"] + unverified} | {c["statement"] for c in done["kept"]}
+            withheld = done["rejected"] + unverified + [dict(w, reasons=[*w["reasons"], "removed by the repair"])
+                                                        for w in first["rejected"] if w["statement"] not in again]
             review["repaired"] = True
         kept = done["kept"]
         review.update(ok=True, problems=list(done["verdict"]["problems"]), model_checked=True,

@@ -76,3 +76,31 @@ def test_second_review_failure_is_ungrounded_and_unpublished(
     assert reviewer.script.purposes[-4:] == ["report", "review", "repair", "review"]
     assert not (tmp_path / "task" / "output" / "report.json").exists()
     assert not (tmp_path / "task" / "output" / "report.md").exists()
+
+
+def test_quote_still_unverifiable_after_repair_is_withheld_not_fatal(
+    sandbox_factory: Any, scripted_model: Any, config: Any, tmp_path: Path
+) -> None:
+    """A finding whose quote is on no page, in the draft and again after the one repair, is
+    withheld with its reason; the report is published honestly as partial (issue 15)."""
+    web = sandbox_factory(bridge_corpus())
+    script = Script(rules=[Rule("Who designed the Zarnow Bridge?", r"designed by engineer [A-Z]\w+ [A-Z]\w+")],
+                    queries=["Zarnow Bridge"])
+
+    def responder(request: dict[str, Any]) -> Any:
+        reply = script(request)
+        if script.purposes[-1] in ("report", "repair"):
+            for conclusion in reply.get("conclusions", []):
+                conclusion["quote"] = "The bridge was painted green by volunteers."  # on no page
+        return reply
+
+    scripted_model.responder = responder
+    report = run(web, config, tmp_path / "task", make_request(web))
+    assert isinstance(report, ResearchReport)
+    assert script.purposes.count("repair") == 1
+    assert report.conclusions == [] and report.withheld
+    assert all(w["quote"] == "The bridge was painted green by volunteers." for w in report.withheld)
+    assert all("not-found" in " ".join(w["reasons"]) for w in report.withheld)
+    assert report.status == "partial" and report.unknowns
+    assert all(row["status"] == "gap" for row in report.coverage)
+    assert (tmp_path / "task" / "output" / "report.json").exists()
