@@ -40,6 +40,7 @@ Needs Redis (``--redis-url``, default ``$DITTO_WORKER_CONTEXT_REDIS_URL`` or
 
 from __future__ import annotations
 
+from ditto_nb.patterns.web_qa.prompts import purpose_of
 import argparse
 import asyncio
 import collections
@@ -113,7 +114,7 @@ class ScriptedAnswers:
         self.question = question
 
     def __call__(self, request: dict[str, Any]) -> dict[str, Any]:
-        purpose = request["messages"][0]["content"].split("\n", 1)[0].removeprefix("Task: ").strip()
+        purpose = purpose_of(request["messages"])
         user = request["messages"][-1]["content"]
         chunks = [(m.group(1), m.group(4)) for m in _CHUNK.finditer(user)]
         if purpose == "plan":
@@ -347,13 +348,16 @@ async def _wiki_tables(args: argparse.Namespace, root: Path) -> dict[str, pd.Dat
     dev = args.hotpotqa or DEV_150
     comparison = None if args.no_comparison else (args.comparison or COMPARISON_10)
     questions = load_questions(dev, args.questions or 25, comparison)
+    questions = [q for q in questions if args.only_kind in (None, q.kind)][args.skip:]
+    questions = questions[: args.limit] if args.limit else questions
     budgets = {key: value for key, value in (("max_queries", args.max_queries), ("max_pages", args.max_pages)) if value}
     out = args.out or Path(tempfile.gettempdir()) / f"ditto-web-qa-wiki-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
     targets = [name for name, wanted in (("mediawiki", args.mediawiki), ("sandbox-and", args.sandbox_and)) if wanted]
     sources = [dev] + ([comparison] if comparison else [])
     print(f"(w) {len(questions)} questions x {targets} x ditto/naive/oracle, model {args.model or 'local'}; rows -> {out}")
+    systems = tuple(s.strip() for s in args.systems.split(",") if s.strip())
     return await wiki_benchmark(targets, questions, sources, args.model or "local", args.redis_url, root,
-                                args.wiki_folder, budgets, out)
+                                args.wiki_folder, budgets, out, systems)
 
 
 def main() -> None:
@@ -376,12 +380,18 @@ def main() -> None:
     wiki.add_argument("--max-queries", type=int, default=None, help="Web QA request max_queries (default: the request's)")
     wiki.add_argument("--max-pages", type=int, default=None, help="Web QA request max_pages (default: the request's)")
     wiki.add_argument("--out", type=Path, default=None, help="JSONL file for per-question rows")
+    wiki.add_argument("--systems", default="ditto,naive,oracle",
+                      help="comma-separated systems to run (default ditto,naive,oracle: the README table needs all three)")
+    wiki.add_argument("--skip", type=int, default=0, help="skip the first N questions (after loading)")
+    wiki.add_argument("--only-kind", choices=("bridge", "comparison"), default=None, help="run one kind only")
+    wiki.add_argument("--limit", type=int, default=None, help="run at most N questions (after --skip)")
+    wiki.add_argument("--keep", type=Path, default=None, help="keep the task folders under this folder")
     args = parser.parse_args()
     pd.set_option("display.width", 250)
     pd.set_option("display.max_colwidth", 80)
     pd.set_option("display.max_columns", 30)
     with tempfile.TemporaryDirectory(prefix="ditto-bench-") as tmp:
-        root = Path(tmp)
+        root = args.keep or Path(tmp)
         if args.mediawiki or args.sandbox_and:
             tables = asyncio.run(_wiki_tables(args, root))
         else:

@@ -17,6 +17,9 @@ file as they complete, so an interrupted run keeps what it measured.
 
 from __future__ import annotations
 
+from ditto_nb.patterns.web_qa.prompts import purpose_of
+import collections
+
 import json
 import re
 import time
@@ -77,7 +80,7 @@ def scripted_responder(question: Question) -> Callable[[dict[str, Any]], dict[st
     answers quote sentences holding the gold answer. It checks the harness, not a model."""
 
     def reply(request: dict[str, Any]) -> dict[str, Any]:
-        purpose = request["messages"][0]["content"].split("\n", 1)[0].removeprefix("Task: ").strip()
+        purpose = purpose_of(request["messages"])
         user = request["messages"][-1]["content"]
         chunks = [(m.group(1), m.group(4)) for m in _CHUNK.finditer(user)]
         if purpose == "plan":
@@ -135,7 +138,9 @@ async def run_ditto(q: Question, target: WikiTarget, config: RuntimeConfig, dire
     finally:
         await app.close()
     return row | {"calls": len(calls), "prompt_tokens": sum(c.prompt_tokens for c in calls),
-                  "completion_tokens": sum(c.completion_tokens for c in calls)}
+                  "completion_tokens": sum(c.completion_tokens for c in calls),
+                  "by_purpose": [[c.purpose or "?", c.prompt_tokens, c.completion_tokens, round(c.seconds, 2)]
+                                 for c in calls]}
 
 
 async def _quote_exceptions(report: WebQaReport, target: WikiTarget) -> int:
@@ -185,10 +190,10 @@ async def run_oracle(q: Question, config: RuntimeConfig, infer: Any) -> dict[str
 
 
 async def run_question(q: Question, target: WikiTarget, config: RuntimeConfig, infer: Any, directory: Path,
-                       budgets: dict[str, int]) -> list[dict[str, Any]]:
-    """Run the three systems on one question; one row per system."""
+                       budgets: dict[str, int], systems: tuple[str, ...] = SYSTEMS) -> list[dict[str, Any]]:
+    """Run the systems (default all three) on one question; one row per system."""
     rows = []
-    for system in SYSTEMS:
+    for system in systems:
         mark, calls_before, started = target.mark(), len(infer.calls), time.perf_counter()
         try:
             if system == "ditto":
@@ -213,6 +218,22 @@ async def run_question(q: Question, target: WikiTarget, config: RuntimeConfig, i
             "gold_pages_read": len(set(q.gold_titles) & read), "both_read": set(q.gold_titles) <= read,
         })
     return rows
+
+
+def by_purpose(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """Ditto's model calls per purpose (plan, select, answer, ground, repair, regrade): calls per
+    question, mean prompt / completion tokens per call and mean seconds per call."""
+    calls = [(r["target"], *c) for r in rows if r.get("system") == "ditto" for c in r.get("by_purpose") or []]
+    if not calls:
+        return pd.DataFrame()
+    frame = pd.DataFrame(calls, columns=["target", "purpose", "prompt", "completion", "seconds"])
+    questions = collections.Counter(r["target"] for r in rows if r.get("system") == "ditto")
+    out = frame.groupby(["target", "purpose"], sort=False).agg(
+        calls=("prompt", "size"), prompt_tok=("prompt", "mean"), completion_tok=("completion", "mean"),
+        s_per_call=("seconds", "mean"), s_total=("seconds", "sum")).reset_index()
+    out["calls / q"] = [round(c / questions[t], 2) for t, c in zip(out["target"], out["calls"])]
+    out["s / q"] = [round(s / questions[t], 1) for t, s in zip(out["target"], out["s_total"])]
+    return out.drop(columns=["s_total"]).round(1)
 
 
 def summarize(rows: list[dict[str, Any]]) -> pd.DataFrame:
@@ -241,6 +262,7 @@ def summarize(rows: list[dict[str, Any]]) -> pd.DataFrame:
 async def wiki_benchmark(
     target_names: list[str], questions: list[Question], sources: list[Path], model_profile: str,
     redis_url: str | None, root: Path, folder: Path, budgets: dict[str, int], out: Path,
+    systems: tuple[str, ...] = SYSTEMS,
 ) -> dict[str, pd.DataFrame]:
     """Run every question on every target with the three systems; return the per-question and summary tables.
 
@@ -254,6 +276,7 @@ async def wiki_benchmark(
         folder: the MediaWiki's output folder.
         budgets: Web QA request budgets (``max_queries``, ``max_pages``).
         out: JSONL file the rows are appended to as they complete.
+        systems: which of ``ditto``, ``naive``, ``oracle`` to run (all three for the README table).
     """
     import contextlib
     import os
@@ -290,7 +313,7 @@ async def wiki_benchmark(
                 for n, q in enumerate(questions, start=1):
                     if scripted is not None:
                         scripted.responder = scripted_responder(q)
-                    done = await run_question(q, target, config, infer, root / target.name, budgets)
+                    done = await run_question(q, target, config, infer, root / target.name, budgets, systems)
                     append_rows(out, done)
                     rows += done
                     shown = "  ".join(f"{r['system']}: {r['status']} {'OK' if r['contained'] else '--'} {r['seconds']}s"
@@ -307,6 +330,7 @@ async def wiki_benchmark(
     return {
         f"(w1) per question, model {model_profile}": frame[columns].assign(answer=frame["answer"].str.slice(0, 60)),
         f"(w2) summary, model {model_profile} ({notes}); rows in {out}": summarize(rows),
+        f"(w3) ditto's model calls per purpose, model {model_profile}": by_purpose(rows),
     }
 
 

@@ -38,4 +38,62 @@ def normalize_text(text: str) -> str:
     return _WHITESPACE.sub(" ", text).strip()
 
 
-__all__ = ["normalize_text"]
+_BOUNDARY = {marks: re.compile(rf"(?<=[{re.escape(marks)}])\s+") for marks in (".!?", ".!?;")}
+_NOT_AN_END = re.compile(
+    r"(?:(?<![\w.])[A-Z]|(?<![\w.])(?:Mr|Mrs|Ms|Dr|Prof|St|Mt|Ft|Jr|Sr|Gen|Col|Lt|Sgt|Capt|Rev|Inc|Co|Ltd|"
+    r"Bros|vs|etc|No|Vol|ca|c|U\.S|e\.g|i\.e))\.$"
+)
+"""A period that ends an initial (``K. A. Applegate``) or a common abbreviation (``Dr.``,
+``U.S.``, ``St.``), not a sentence."""
+
+
+def split_sentences(text: str, marks: str = ".!?") -> list[str]:
+    """Split ``text`` into sentences at whitespace after one of ``marks``.
+
+    A period after a single capital letter (an initial: ``K. A. Applegate``) or after a common
+    abbreviation (``Dr.``, ``St.``, ``U.S.``, ``e.g.``) does not end a sentence. The pieces keep
+    their own characters; the whitespace between them is dropped, so ``" ".join(pieces)`` equals
+    ``text`` when it holds single spaces (normalized text).
+
+    Args:
+        text: the text to split (normally already :func:`normalize_text`-ed).
+        marks: the characters that can end a sentence: ``".!?"`` or ``".!?;"``.
+
+    Returns:
+        The non-empty sentences in order.
+    """
+    pieces: list[str] = []
+    start = 0
+    for match in _BOUNDARY[marks].finditer(text):
+        piece = text[start: match.start()]
+        if piece.endswith(".") and _NOT_AN_END.search(piece):
+            continue
+        pieces.append(piece)
+        start = match.end()
+    pieces.append(text[start:])
+    return [p for p in pieces if p]
+
+
+def uncut(text: str, limit: int) -> str:
+    """``text`` without the word a length cap cut in half.
+
+    A local model's output grammar stops a string at its schema ``maxLength``, often mid-word
+    ("... the Georgia Army Nat"); the fragment would then read as a name or word the quote lacks.
+    When ``text`` is at least ``limit`` characters long and does not end at a word boundary, its
+    last (partial) word and any trailing punctuation or spaces are dropped; otherwise ``text`` is
+    returned unchanged.
+
+    Args:
+        text: the generated string.
+        limit: the schema's ``maxLength`` for it (characters).
+
+    Returns:
+        The string, possibly shortened (characters only removed from its end).
+    """
+    if len(text) < limit or not text or not text[-1].isalnum():
+        return text
+    head = text.rsplit(None, 1)[0] if " " in text.strip() else text
+    return head.rstrip(" ,;:-–(") if head != text else text
+
+
+__all__ = ["normalize_text", "split_sentences", "uncut"]

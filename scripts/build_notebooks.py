@@ -15,7 +15,6 @@ NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 SETUP = '''env = open_notebook_env()  # model from DITTO_NOTEBOOK_PROVIDER (default: local)
 tasks = tasks_folder()  # tasks/ next to this notebook: task folders survive a kernel restart
 print(env.provider, env.model["model"], "· tasks in", tasks)
-assert env.provider in ("local", "local-small", "scripted")
 stand_in_banner(env.provider, env.model["model"])'''
 
 NB01 = [

@@ -6,7 +6,13 @@
 #   scripts/mediawiki.sh status --folder /tmp/wiki
 #   scripts/mediawiki.sh stop   --folder /tmp/wiki
 #
-# Everything is written under --folder. PYTHON overrides the interpreter (default: python3).
+# Everything is written under --folder. PYTHON overrides the interpreter (default: the checkout's
+# .venv/bin/python made by scripts/setup.sh, else python3).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-exec "${PYTHON:-python3}" -m ditto_nb.sandbox.mediawiki_cli "$@"
+if [ -z "${PYTHON:-}" ]; then
+  PYTHON=python3
+  venv="$PWD/.venv/bin/python"  # the checkout root (cd above)
+  [ -x "$venv" ] && PYTHON="$venv"
+fi
+exec "$PYTHON" -m ditto_nb.sandbox.mediawiki_cli "$@"

@@ -100,6 +100,14 @@ def local_client(n_workers: int = 2, *, dashboard: bool = True) -> Any:
     return Client(cluster)  # type: ignore[no-untyped-call]
 
 
+def _on_this_machine(client: Any) -> bool:
+    """True when every worker of ``client`` runs on this machine (a ``distributed.LocalCluster``),
+    so an embedded Redis on 127.0.0.1 serves them all."""
+    from distributed import LocalCluster
+
+    return isinstance(getattr(client, "cluster", None), LocalCluster)
+
+
 def _prepare_local_model(config: RuntimeConfig, provider: str) -> None:
     """Start a provider's local llama.cpp server here, once, so the workers reuse it."""
     settings = config.providers.get(provider)
@@ -132,8 +140,8 @@ def run_batch(
         directory: the batch directory (task directories and ``results.jsonl``); running again
             with the same directory resumes every task from its Memory.
         config: runtime configuration; ``context.redis_url`` names a Redis every worker reaches
-            (unset with the default LocalCluster: one embedded Redis under the batch directory
-            serves its workers). ``memory`` picks the Memory backend.
+            (unset with a ``LocalCluster`` — the default or one passed in: one embedded Redis under
+            the batch directory serves its workers). ``memory`` picks the Memory backend.
         search: the search provider and policy extras (e.g. ``SearchSetup.from_sandbox(web)``).
         model: ``{"provider", "model"}``; None → ``config.model``.
         gold: request id → gold answer; adds ``em``, ``f1``, ``correct`` columns.
@@ -147,20 +155,21 @@ def run_batch(
 
     Raises:
         InvalidRequest: an invalid request or a duplicate id.
-        ConfigError: a client was given but no shared Redis is configured.
+        ConfigError: a client of a cluster beyond this machine was given but no shared Redis is
+            configured.
     """
     parsed = [WebQaRequest.parse(request) for request in requests]
     ids = [request.id for request in parsed]
     duplicates = sorted({i for i in ids if ids.count(i) > 1})
     if duplicates:
         raise InvalidRequest(f"duplicate request ids in the batch: {', '.join(duplicates[:5])}")
-    if not config.context.redis_url and client is not None:
+    if not config.context.redis_url and client is not None and not _on_this_machine(client):
         raise ConfigError("context.redis_url: a batch on a Dask cluster needs a Redis every worker reaches; "
                           "set DITTO_WORKER_CONTEXT_REDIS_URL (the embedded Redis serves this machine only)")
     batch_dir = Path(directory)
     batch_dir.mkdir(parents=True, exist_ok=True)
     with contextlib.ExitStack() as stack:
-        if not config.context.redis_url:  # own LocalCluster: one embedded Redis shared by its workers
+        if not config.context.redis_url:  # a LocalCluster here: one embedded Redis shared by its workers
             from ditto_nb.workers import EmbeddedRedis
 
             embedded = EmbeddedRedis(batch_dir / "redis")

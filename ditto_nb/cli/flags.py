@@ -51,6 +51,20 @@ def check_flags(model: type[BaseModel], values: Mapping[str, Any], flags: Mappin
                                  help=f"Pass a value from {low} to {high} to {flag}; see --help.")
 
 
+def check_origins(flag: str, values: Sequence[str]) -> None:
+    """Raise ``InvalidRequest`` naming ``flag`` for the first value that is not an allowed-origin
+    form (``https://host[:port]``, see :func:`ditto_nb.web.policy.normalize_origin`)."""
+    from ditto_nb.web.policy import normalize_origin
+
+    for value in values:
+        try:
+            normalize_origin(value)
+        except InvalidRequest as exc:
+            raise InvalidRequest(f"{flag} must be https://host[:port] (got {value!r})",
+                                 help=f"Pass an https origin such as https://en.wikipedia.org to {flag}; "
+                                      f"{exc}") from None
+
+
 def check_choice(flag: str, value: str | None, choices: Sequence[str]) -> None:
     """Raise ``InvalidRequest`` naming ``flag`` when ``value`` is given and not one of ``choices``."""
     if value is not None and value not in choices:
@@ -58,4 +72,4 @@ def check_choice(flag: str, value: str | None, choices: Sequence[str]) -> None:
                              help=f"Pass one of {', '.join(choices)} to {flag}.")
 
 
-__all__ = ["check_choice", "check_flags"]
+__all__ = ["check_choice", "check_flags", "check_origins"]

@@ -14,7 +14,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ditto_nb.cli.qa import TASKS_ROOT, resume_task, start_task
+from ditto_nb.cli.qa_run import TASKS_ROOT, resume_task, start_task
 from ditto_nb.cli.qa_session import cli_errors, read_task_file
 from ditto_nb.errors import ConfigError
 

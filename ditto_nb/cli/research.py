@@ -13,14 +13,14 @@ import asyncio
 import json
 import uuid
 from pathlib import Path
-from typing import Any
 
 import typer
 
-from ditto_nb.cli.flags import check_choice, check_flags
+from ditto_nb.cli.flags import check_choice, check_flags, check_origins
 from ditto_nb.cli.paths import check_task_dir
 from ditto_nb.cli.qa_session import TASK_FILE, SandboxChoice, cli_errors, read_task_file, sandbox_web
 from ditto_nb.patterns.common import SearchSetup
+from ditto_nb.patterns.deep_research.plan import LoopResult
 from ditto_nb.patterns.deep_research import (
     ModelChoice,
     ResearchReport,
@@ -38,7 +38,7 @@ from ditto_nb.runtime.model_choice import resolve_model
 from ditto_nb.web.policy import origin_of
 
 
-def _print(result: ResearchReport | dict[str, Any]) -> None:
+def _print(result: ResearchReport | LoopResult) -> None:
     if isinstance(result, ResearchReport):
         typer.echo(f"status={result.status} stop_reason={result.stop_reason} rounds={len(result.rounds)}")
         for row in result.coverage:
@@ -128,6 +128,7 @@ def register(app: typer.Typer) -> None:
                 "max_rounds": "--max-rounds", "max_searches": "--max-searches", "max_read_pages": "--max-read-pages",
                 "max_model_calls": "--max-model-calls", "research_seconds": "--research-seconds",
             })
+            check_origins("--allowed-origin", allowed_origin)
             config = load_runtime_config(path=config_path)
             task_dir = check_task_dir(directory or Path(f"research-{uuid.uuid4().hex[:8]}"))
             existing = read_task(task_dir)
@@ -159,7 +160,7 @@ def register(app: typer.Typer) -> None:
                 if choice is not None:
                     _remember_sandbox(task_dir, choice)
 
-                async def go() -> ResearchReport | dict[str, Any]:
+                async def go() -> ResearchReport | LoopResult:
                     app_ = await open_research(task_dir, request, resolved.config, search)
                     try:
                         return await run_research(app_.runtime, {"request": request, "model": model_choice.model_dump()},

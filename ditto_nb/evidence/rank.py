@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ditto_nb.text import normalize_text
+from ditto_nb.text import normalize_text, split_sentences
 
 K1 = 1.2
 """BM25 term-frequency saturation."""
@@ -142,7 +142,7 @@ def focused_excerpt(text: str, query: str, max_chars: int) -> str:
     text = normalize_text(text)
     if len(text) <= max_chars:
         return text
-    sentences = [s for s in _SENTENCE_END.split(text) if s]
+    sentences = split_sentences(text, ".!?;")
     if not sentences or len(sentences[0]) > max_chars:
         return excerpt(text, max_chars)
     chosen = {0}

@@ -12,6 +12,9 @@ misses such cases, so code checks first; the checks are lexical and deliberately
 3. **Content words**: at least :data:`MIN_COVERAGE` of the statement's content words (the
    ranking terms of :func:`ditto_nb.evidence.rank.terms`, minus words about the evidence itself
    such as "answer" or "quote") must appear in the support text.
+4. **A fact, not a name**: a statement (a sentence, not a short answer) whose content words are
+   all words of its page's title (``Cho Kyuhyun`` on the page *Cho Kyuhyun*) only names the
+   page's subject and states nothing a quote could support; it is rejected.
 
 The *support text* is the quote, plus the sentence of the paragraph that contains the quote (so a
 quote cut mid-sentence keeps its sentence's subject) and the page title (a page's sentences name
@@ -27,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ditto_nb.evidence.rank import terms
-from ditto_nb.text import normalize_text
+from ditto_nb.text import normalize_text, split_sentences
 
 MIN_COVERAGE = 0.5
 """Least share of a statement's content words that must appear in its support text."""
@@ -35,7 +38,6 @@ STEM_CHARS = 5
 """Characters of the prefix stem words are compared on."""
 _NUMBER = re.compile(r"\d[\d,.]*\d|\d")
 _TOKEN = re.compile(r"[^\W_][\w'’-]*")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 NOT_NAMES = frozenset(
     "the a an he she it they his her its their this that these those there in on at of for by with "
     "from to as and but or yes no not both also was were is are has had have after before during "
@@ -100,7 +102,7 @@ def sentence_of(paragraph: str, quote: str) -> str:
         return needle
     end = start + len(needle)
     out, offset = [], 0
-    for part in _SENTENCE_END.split(text):
+    for part in split_sentences(text):
         begin = text.find(part, offset)
         finish = begin + len(part)
         offset = finish
@@ -145,6 +147,9 @@ def check_support(statement: str, quote: str, *, paragraph: str = "", title: str
         missing = [w for w in words if w not in found]
         absent += [w for w in missing if w not in {n.lower() for n in names}]
         reasons.append(f"most of its words are not in the quote ({len(found)} of {len(words)} found)")
+    title_stems = {_stem(w) for w in terms(title)}
+    if sentence and title_stems and words and all(_stem(w) in title_stems for w in words):
+        reasons.append(f"it only names its page's subject ({title}); a claim states a fact about it")
     return SupportCheck(ok=not reasons, reasons=tuple(reasons), absent=tuple(dict.fromkeys(absent)), coverage=coverage)
 
 

@@ -12,7 +12,8 @@ cannot run on this CPU fails at start-up, not in the middle of a task. A server 
 on the port with our model alias is reused instead of starting a second one (e.g. one left by an
 earlier kernel); anything else on that port is an error. A server busy generating may answer
 ``/v1/models`` late: when the port accepts TCP connections but the 2 s probe fails,
-:meth:`LocalModelServer.start` keeps probing for up to :data:`BUSY_WAIT_SECONDS` and never starts a
+:meth:`LocalModelServer.start` keeps probing for up to :data:`BUSY_WAIT_SECONDS` (:data:`OWN_BUSY_WAIT_SECONDS`
+when this kit started that server and its process is alive) and never starts a
 second server on a held port.
 
 A server that exits is reported as :class:`~ditto_nb.errors.ModelServerCrashed` (exit code or
@@ -26,22 +27,17 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import IO, Final
 
-import httpx
-
 from ditto_nb.errors import ConfigError, ModelServerCrashed, ModelTransportError
 from ditto_nb.local_model.health import crash_error, log_tail, run_probe
 from ditto_nb.local_model.ownership import ServerLeases, ServerRecord, pid_alive, terminate_pid
+from ditto_nb.local_model.port_probe import HOST, port_held, probe_held_port, probe_models
 from ditto_nb.local_model.weights import assemble_weights, default_cache_dir, get_profile
-
-HOST: Final = "127.0.0.1"
-"""The only address the local server binds to."""
 
 MAX_RESTARTS: Final = 1
 """How many times one process restarts a server that crashed before raising the crash."""
@@ -52,59 +48,10 @@ PROBE_TIMEOUT_SECONDS: Final = 300.0
 BUSY_WAIT_SECONDS: Final = 60.0
 """How long to wait for ``/v1/models`` when the port is held but the server does not answer yet
 (a llama.cpp server busy generating can answer late); a second server is never started there."""
-
-
-def _port_held(port: int, timeout_seconds: float = 1.0) -> bool:
-    """True when something accepts TCP connections on ``127.0.0.1:port``."""
-    try:
-        with socket.create_connection((HOST, port), timeout=timeout_seconds):
-            return True
-    except OSError:
-        return False
-
-
-def _probe_held_port(port: int, wait_seconds: float) -> list[str] | None:
-    """Probe ``/v1/models`` on a held port for up to ``wait_seconds`` (seconds), patiently.
-
-    Returns:
-        The model ids once the server answers, or None when the port was released meanwhile
-        (then a server may be started).
-
-    Raises:
-        ModelTransportError: the port stays held without ``/v1/models`` answering (retryable).
-    """
-    deadline = time.monotonic() + wait_seconds
-    while True:
-        left = deadline - time.monotonic()
-        ids = _probe_models(port, timeout_seconds=max(2.0, min(15.0, left)))
-        if ids is not None:
-            return ids
-        if not _port_held(port):
-            return None
-        if time.monotonic() >= deadline:
-            raise ModelTransportError(
-                f"port {port} on {HOST} accepts connections but GET /v1/models did not answer within "
-                f"{wait_seconds:.0f} s; not starting a second server on a held port"
-            )
-        time.sleep(1.0)
-
-
-def _probe_models(port: int, timeout_seconds: float = 2.0) -> list[str] | None:
-    """Return the model ids reported by ``GET /v1/models`` on the port, or None if nothing answers."""
-    try:
-        response = httpx.get(f"http://{HOST}:{port}/v1/models", timeout=timeout_seconds)
-    except httpx.HTTPError:
-        return None
-    if response.status_code != 200:
-        return None
-    try:
-        payload = response.json()
-    except ValueError:
-        return None
-    data = payload.get("data") if isinstance(payload, dict) else None
-    if not isinstance(data, list):
-        return None
-    return [str(item.get("id")) for item in data if isinstance(item, dict)]
+OWN_BUSY_WAIT_SECONDS: Final = 900.0
+"""How long (seconds) to wait for ``/v1/models`` on a held port whose server this kit started and
+whose process is alive: it is busy with another process's completion (measured: a notebook gave
+up after 60 s while a benchmark shared the server), not hung."""
 
 
 class LocalModelServer:
@@ -187,7 +134,7 @@ class LocalModelServer:
 
     def is_running(self) -> bool:
         """True when the server answers ``/v1/models`` with our model alias."""
-        ids = _probe_models(self.port)
+        ids = probe_models(self.port)
         return ids is not None and self.model_alias in ids
 
     def command(self, model_path: Path) -> list[str]:
@@ -214,17 +161,22 @@ class LocalModelServer:
         ]  # fmt: skip
 
     def environment(self) -> dict[str, str]:
-        """The server's environment: ours plus ``OMP_WAIT_POLICY=PASSIVE`` unless already set.
+        """The server's environment: ours plus ``GOMP_SPINCOUNT=10000`` unless either that or
+        ``OMP_WAIT_POLICY`` is already set.
 
-        llama.cpp's CPU backend is built with OpenMP; with the default spinning wait policy its
-        threads burn their time slices when the cores are shared, which made short calls 3-4x
-        slower on a busy 2-core machine (measured, ``docs/LOCAL_MODEL.md``).
+        llama.cpp's CPU backend is built with OpenMP (libgomp). Its threads wait at every barrier:
+        spinning without limit (``OMP_WAIT_POLICY=ACTIVE``) burns the time slices of a shared
+        2-core machine (short calls 3-4x slower when loaded), while sleeping at once (``PASSIVE``)
+        cost a third of the generation speed on an idle machine (1.5B: 11.8 vs 18.8 tokens/s;
+        ``docs/LOCAL_MODEL.md``). A short bounded spin (10,000 iterations, libgomp's
+        ``GOMP_SPINCOUNT``) generated at 16-19 tokens/s idle and yields the cores soon after.
 
         Returns:
             The environment mapping for the child process.
         """
         env = dict(os.environ)
-        env.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+        if "OMP_WAIT_POLICY" not in env:
+            env.setdefault("GOMP_SPINCOUNT", "10000")
         return env
 
     def start(self) -> LocalModelServer:
@@ -258,9 +210,14 @@ class LocalModelServer:
                 self._after_crash(crash)
         self._check_restart()
         with self.leases.locked(self.port):
-            ids = _probe_models(self.port)
-            if ids is None and _port_held(self.port):
-                ids = _probe_held_port(self.port, self.busy_wait_seconds)
+            ids = probe_models(self.port)
+            if ids is None and port_held(self.port):
+                record = self.leases.read(self.port)
+                # a live llama.cpp server this kit started answers /v1/models only between two
+                # completions (llama-cpp-python's server holds its model lock for both): wait longer
+                ours = record is not None and pid_alive(record.pid)
+                ids = probe_held_port(self.port, max(self.busy_wait_seconds, OWN_BUSY_WAIT_SECONDS) if ours
+                                      else self.busy_wait_seconds)
             if ids is not None:
                 if self.model_alias not in ids:
                     raise ConfigError(

@@ -233,7 +233,7 @@ def web_qa_runner(env: Any, model_calls: int = 6) -> Runner:
     from ditto_nb.patterns.web_qa import WebQaReport, create_task, open_web_qa, run_web_qa
 
     async def run(request: BaseModel, task_dir: Path, out: widgets.Output) -> str:
-        await create_task(task_dir, request, env.search)  # type: ignore[arg-type]
+        await create_task(task_dir, request, env.search, memory=env.config.memory)  # type: ignore[arg-type]
         app = await open_web_qa(task_dir, request, env.config, env.search)  # type: ignore[arg-type]
         try:
             async with CellProgress.for_app(app, "web qa", model_calls, out=out) as progress:

@@ -12,12 +12,14 @@ Context uses ``DITTO_WORKER_CONTEXT_REDIS_URL`` when set, else the embedded Redi
 
 from __future__ import annotations
 
+from ditto_nb.patterns.web_qa.prompts import purpose_of
 import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ditto_nb.evidence import bm25_rank
 from ditto_nb.patterns.common import SearchSetup
 from ditto_nb.runtime.config import RuntimeConfig, load_runtime_config
 from ditto_nb.runtime.model_choice import resolve_model
@@ -36,10 +38,6 @@ _WEB_CHUNK = re.compile(r"^\[(C\d+)\] \((.*?) - (https://[^)]+)\) (.*)$", re.M)
 _RESEARCH_CHUNK = re.compile(r"^\[(E\d+)\] \((\S+)\) (.*)$", re.M)
 _ASKED = re.compile(r"^(?:Question|Topic):", re.M)
 _SENTENCE = re.compile(r"^(.+?[.!?])(?:\s|$)")
-
-
-def _terms(text: str) -> set[str]:
-    return {w for w in _WORD.findall(text.lower()) if w not in _STOP and len(w) > 2}
 
 
 def _first_sentence(text: str) -> str:
@@ -64,7 +62,7 @@ class DemoResponder:
     def __call__(self, request: dict[str, Any]) -> dict[str, Any]:
         """Answer one chat request (the ScriptedModel ``responder``)."""
         messages = request["messages"]
-        purpose = str(messages[0]["content"]).split("\n", 1)[0].removeprefix("Task: ").strip()
+        purpose = purpose_of(messages)
         self.purposes.append(purpose)
         user = str(messages[-1]["content"])
         web = [(m[0], m[2], m[3]) for m in _WEB_CHUNK.findall(user)]
@@ -125,13 +123,13 @@ class DemoResponder:
         return " ".join(w for w in _WORD.findall(question.lower()) if w not in _STOP)[:200] or question
 
     def _best(self, chunks: list[tuple[str, str, str]], limit: int) -> list[tuple[str, str, str]]:
-        """Chunks with the most question words, at most one per origin first."""
-        terms = _terms(self.question)
-        scored = sorted(((-len(terms & _terms(c[2])), i, c) for i, c in enumerate(chunks)), key=lambda t: (t[0], t[1]))
+        """Chunks matching the question, best BM25 score first (:func:`ditto_nb.evidence.bm25_rank`),
+        at most one per origin."""
         picked: list[tuple[str, str, str]] = []
         origins: set[str] = set()
-        for score, _i, chunk in scored:
-            if score < 0 and chunk[1] not in origins:
+        for ranked in bm25_rank(self.question, [c[2] for c in chunks]):
+            chunk = chunks[ranked.index]
+            if ranked.score > 0 and chunk[1] not in origins:
                 picked.append(chunk)
                 origins.add(chunk[1])
         return picked[:limit]

@@ -8,14 +8,16 @@ or deep research task directory, also before (or without) publishing.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from ditto_nb.errors import ConfigError
 from ditto_nb.notebook.frames import TaskRef, as_view
 from ditto_nb.notebook.memory_view import TaskView
 from ditto_nb.patterns.common import report_json_text
 from ditto_nb.patterns.web_qa.report import published_report
+from ditto_nb.patterns.web_qa.stage_models import WebQaReportJson
 
 
 def _claims(view: TaskView, report: dict[str, Any]) -> list[tuple[str, list[dict[str, Any]]]]:
@@ -195,7 +197,8 @@ def export_json(task_dir: str | os.PathLike[str], path: str | os.PathLike[str]) 
         raise ConfigError(f"{view.directory}: the task has no report yet")
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
-    report = published_report(view.report) if view.pattern == "web_qa" else view.report
+    report: Mapping[str, object] = (published_report(cast(WebQaReportJson, view.report))
+                                     if view.pattern == "web_qa" else view.report)
     out.write_text(report_json_text(report), encoding="utf-8")
     return out
 

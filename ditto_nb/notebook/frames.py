@@ -4,32 +4,30 @@ Every function takes a task directory (or a :class:`~ditto_nb.notebook.memory_vi
 already read with :func:`~ditto_nb.notebook.memory_view.load_task`), reads Memory read-only, and
 returns a plain :class:`pandas.DataFrame` whose columns are the module constants below (stable; a
 stage not reached yet gives an empty frame with the same columns). Works for Web QA and deep
-research task directories; research-only frames are in :mod:`ditto_nb.notebook.research_frames`.
+research task directories; research-only frames are in :mod:`ditto_nb.notebook.research_frames`, the evidence frame in
+:mod:`ditto_nb.notebook.evidence_frames` (re-exported here).
 Dispatch-level frames (hits, pages, failures) come from the call ledger, so they show work as soon
 as it is done, before its stage commits.
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
 
 from ditto_nb.errors import SnapshotCorrupted
-from ditto_nb.notebook.memory_view import TaskView, load_task
-from ditto_nb.notebook.quotes import citations, page_chunk_id, page_paragraphs
+from ditto_nb.notebook.evidence_frames import EVIDENCE_COLUMNS, evidence_frame
+from ditto_nb.notebook.memory_view import TaskRef, as_view
+from ditto_nb.notebook.quotes import page_chunk_id
+from ditto_nb.notebook.table import frame
+from ditto_nb.notebook.table import ledger_outputs as _outputs
 from ditto_nb.web.snapshots import SnapshotStore
-
-TaskRef = str | os.PathLike[str] | TaskView
-"""A task directory, or a :class:`TaskView` already read from one."""
 
 QUERY_PLAN_COLUMNS = ["round", "index", "query", "source"]
 SEARCH_HITS_COLUMNS = ["query", "rank", "title", "url", "origin", "snippet", "discovery_only"]
 PAGES_COLUMNS = ["url", "final_url", "status", "failure", "title", "fetched_at", "sha256", "paragraphs", "bytes"]
-EVIDENCE_COLUMNS = ["chunk_id", "page_chunk_id", "origin", "title", "final_url", "mirror_of", "paragraph_index",
-                    "start", "end", "text", "quote", "selected", "reason"]
 CLAIMS_COLUMNS = ["claim", "status", "quotes", "origins", "titles", "links", "chunks", "quotes_verified", "grounded",
                   "grounding", "cross_check"]
 BUDGET_COLUMNS = ["budget", "used", "limit", "scope"]
@@ -41,45 +39,6 @@ SHA_PREFIX = 12
 
 WEB_QA_MODEL_CALLS_PER_RUN = 6
 """Model calls allowed in one uninterrupted Web QA run (SPEC §3)."""
-
-
-def as_view(task: TaskRef) -> TaskView:
-    """Return ``task`` as a :class:`TaskView` (reading the directory when given a path).
-
-    Args:
-        task: a task directory or a view.
-
-    Returns:
-        The view.
-
-    Raises:
-        ConfigError, StorageError: see :func:`~ditto_nb.notebook.memory_view.load_task`.
-    """
-    return task if isinstance(task, TaskView) else load_task(task)
-
-
-def frame(rows: Iterable[Mapping[str, Any]], columns: Sequence[str], ints: Sequence[str] = ()) -> pd.DataFrame:
-    """Build a frame with exactly ``columns`` (missing keys → None; no rows → empty frame).
-
-    Args:
-        rows: row mappings.
-        columns: the column names, in order.
-        ints: columns holding integers or None, typed as pandas' nullable ``Int64``.
-
-    Returns:
-        The DataFrame.
-    """
-    data = [{c: row.get(c) for c in columns} for row in rows]
-    df = pd.DataFrame(data, columns=list(columns), dtype=object)
-    for column in ints:
-        df[column] = pd.array([None if v is None else int(v) for v in df[column]], dtype="Int64")
-    return df.infer_objects()
-
-
-def _outputs(view: TaskView, kind: str) -> list[tuple[str, dict[str, Any]]]:
-    """``(ledger key, output)`` of completed dispatches of ``kind``."""
-    return [(k, dict(r["output"])) for k, r in view.ledger(kind)
-            if r.get("status") == "done" and isinstance(r.get("output"), dict)]
 
 
 def query_plan_frame(task: TaskRef) -> pd.DataFrame:
@@ -168,89 +127,6 @@ def pages_frame(task: TaskRef) -> pd.DataFrame:
             "bytes": _body_bytes(store, sha) if ok else None,
         })
     return frame(rows, PAGES_COLUMNS, ints=("status", "paragraphs", "bytes"))
-
-
-def _read_pages(view: TaskView) -> list[dict[str, Any]]:
-    return [out for _key, out in _outputs(view, "read") if out.get("ok") and out.get("sha256")]
-
-
-def _cited(view: TaskView) -> dict[str, dict[str, Any]]:
-    """First citation per page chunk id in the report: ``{"<chunk_id>@<final_url>": citation}``."""
-    cited: dict[str, dict[str, Any]] = {}
-    for c in citations(view):
-        cited.setdefault(page_chunk_id(str(c["chunk_id"]), str(c["final_url"])), c)
-    return cited
-
-
-def _web_qa_evidence(view: TaskView) -> list[dict[str, Any]]:
-    selected_stage = view.stage("selected")
-    candidates = {c["chunk_id"] for c in (selected_stage or {}).get("candidates", [])}
-    chosen = set((selected_stage or {}).get("selected", []))
-    rows: list[dict[str, Any]] = []
-    for para in page_paragraphs(view):
-        if selected_stage is None:
-            selected, reason = None, "selection not run yet"
-        elif para.chunk_id in chosen:
-            selected, reason = True, ""
-        elif para.chunk_id in candidates:
-            selected, reason = False, "not selected by the model"
-        else:
-            selected, reason = False, "not a candidate (low overlap with question and queries)"
-        rows.append({**vars(para), "selected": selected, "reason": reason})
-    return rows
-
-
-def _research_evidence(view: TaskView) -> list[dict[str, Any]]:
-    from ditto_nb.notebook.research_frames import research_evidence
-
-    items, omitted = research_evidence(view)
-    report = view.report
-    cited_ids = {str(c.get("chunk_id")) for c in (report or {}).get("cited_chunks", [])}
-    left_out = {str(o.get("chunk_id")): str(o.get("reason")) for o in [*omitted, *((report or {}).get("omitted", []))]}
-    rows: list[dict[str, Any]] = []
-    for item in items:
-        cid = str(item["chunk_id"])
-        if report is None:
-            selected, reason = None, "report not written yet"
-        elif cid in cited_ids:
-            selected, reason = True, ""
-        else:
-            selected, reason = False, left_out.get(cid, "not cited by the report")
-        rows.append({**item, "selected": selected, "reason": reason})
-    rows += [{"chunk_id": o.get("chunk_id"), "origin": None, "paragraph_index": None, "text": None,
-              "selected": False, "reason": o.get("reason")} for o in omitted]
-    return rows
-
-
-def evidence_frame(task: TaskRef) -> pd.DataFrame:
-    """Evidence chunks (one per extracted paragraph of the pages read), selected or why omitted.
-
-    Args:
-        task: the task directory (or view).
-
-    Returns:
-        One row per paragraph *of each page* (mirror pages keep their own rows and attribution).
-        Columns ``chunk_id`` (``<sha256[:12]>:<paragraph index>``, content-addressed, shared by
-        mirrors), ``page_chunk_id`` (``<chunk_id>@<final_url>``, see
-        :func:`~ditto_nb.notebook.quotes.page_chunk_id`), ``origin``, ``title``, ``final_url``,
-        ``mirror_of`` (final URL of the first page with the same content, else None: mirrors
-        count once), ``paragraph_index``
-        (0-based), ``start``/``end`` (character offsets ``[start, end)`` of the cited quote in the
-        paragraph, None when not cited), ``text`` (normalized paragraph), ``quote`` (the cited
-        quote or None), ``selected`` (True/False; None before the selection/report) and
-        ``reason`` ("" when selected; else why omitted, e.g. ``not selected by the model``,
-        ``evidence-cap``, ``chunk-cap``). Empty before any page was read.
-    """
-    view = as_view(task)
-    rows = _web_qa_evidence(view) if view.pattern == "web_qa" else _research_evidence(view)
-    cited = _cited(view)
-    for row in rows:
-        if row.get("final_url") and not row.get("page_chunk_id"):
-            row["page_chunk_id"] = page_chunk_id(str(row["chunk_id"]), str(row["final_url"]))
-        c = cited.get(str(row.get("page_chunk_id")))
-        row.update(quote=c.get("quote") if c else None, start=c.get("start") if c else None,
-                   end=c.get("end") if c else None)
-    return frame(rows, EVIDENCE_COLUMNS, ints=("paragraph_index", "start", "end"))
 
 
 def claims_frame(task: TaskRef) -> pd.DataFrame:

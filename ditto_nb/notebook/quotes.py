@@ -18,7 +18,7 @@ from typing import Any
 
 from ditto_nb.errors import ConfigError
 from ditto_nb.evidence import chunks_from_page
-from ditto_nb.notebook.memory_view import TaskView
+from ditto_nb.notebook.memory_view import TaskView, as_view
 
 
 def page_chunk_id(chunk_id: str, final_url: str) -> str:
@@ -205,8 +205,6 @@ def show_quote(task: Any, ref: int | str | Mapping[str, Any] | Any) -> QuoteView
     Raises:
         ConfigError: unknown claim number or chunk, or a quote that does not match its offsets.
     """
-    from ditto_nb.notebook.frames import as_view
-
     view = as_view(task)
     paragraphs = page_paragraphs(view)
     cites = citations(view)
@@ -240,8 +238,6 @@ def evidence_text(task: Any, ref: str) -> str:
     Raises:
         ConfigError: unknown chunk.
     """
-    from ditto_nb.notebook.frames import as_view
-
     chunk_id, _, final_url = ref.partition("@")
     return _find(page_paragraphs(as_view(task)), chunk_id, final_url or None).text
 
@@ -255,8 +251,6 @@ def uses_stand_in(task: Any) -> bool:
     Returns:
         True when a completed model dispatch recorded provider ``scripted``.
     """
-    from ditto_nb.notebook.frames import as_view
-
     for _key, row in as_view(task).ledger("model"):
         out = row.get("output")
         if isinstance(out, dict) and out.get("provider") == "scripted":

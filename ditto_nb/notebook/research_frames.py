@@ -8,14 +8,15 @@ the documented columns.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import pandas as pd
 
 from ditto_nb.errors import ConfigError
-from ditto_nb.notebook.frames import TaskRef, as_view, frame
-from ditto_nb.notebook.memory_view import TaskView
-from ditto_nb.patterns.deep_research.evidence import accumulate
+from ditto_nb.notebook.evidence_frames import research_evidence
+from ditto_nb.notebook.frames import budget_frame
+from ditto_nb.notebook.memory_view import TaskRef, TaskView, as_view
+from ditto_nb.notebook.table import frame
 
 ROUNDS_COLUMNS = ["round", "queries", "reads", "new_evidence", "assessed", "covered", "gaps", "conflicts",
                   "next_queries"]
@@ -30,37 +31,6 @@ def _require_research(view: TaskView) -> None:
 def _round_records(view: TaskView) -> list[dict[str, Any]]:
     records = [dict(v) for _k, v in view.prefixed("stage/round/") if isinstance(v, dict)]
     return sorted(records, key=lambda r: int(r["round"]))
-
-
-def research_evidence(view: TaskView) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """The accumulated research evidence and what the 48,000-character cap left out.
-
-    Uses ``stage/evidence`` once written (at synthesis); before that, rebuilds it with
-    :func:`ditto_nb.patterns.deep_research.evidence.accumulate` from the completed page reads of
-    each round, in the round's frozen URL order (the same ids ``E1``, ``E2``... the plan assigns).
-
-    Args:
-        view: a research task view.
-
-    Returns:
-        ``(items, omitted)``: evidence items (chunk fields + ``id`` + ``round``) and omitted chunks.
-    """
-    stored = view.stage("evidence")
-    if isinstance(stored, dict):
-        return list(stored.get("items", [])), list(stored.get("omitted", []))
-    reads: dict[str, dict[str, Any]] = {}
-    for _key, row in view.ledger("read"):
-        out = row.get("output")
-        if row.get("status") == "done" and isinstance(out, dict):
-            reads[str(out.get("url"))] = out
-    evidence: list[dict[str, Any]] = []
-    omitted: list[dict[str, Any]] = []
-    plans = sorted((int(k.split("/")[0]), v) for k, v in view.prefixed("round/") if k.endswith("/reads"))
-    for number, plan in plans:
-        pages = [reads[u] for u in plan.get("urls", []) if u in reads and reads[u].get("ok")]
-        evidence, left_out, _added = accumulate(evidence, pages, number)
-        omitted += left_out
-    return evidence, omitted
 
 
 def rounds_frame(task: TaskRef) -> pd.DataFrame:
@@ -128,8 +98,6 @@ def stop_reason_summary(task: TaskRef) -> dict[str, Any]:
     Raises:
         ConfigError: not a research task.
     """
-    from ditto_nb.notebook.frames import budget_frame
-
     view = as_view(task)
     _require_research(view)
     report = view.report or {}

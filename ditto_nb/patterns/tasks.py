@@ -26,12 +26,14 @@ from ditto_nb.patterns.common.task import bind_task
 from ditto_nb.patterns.deep_research import ResearchReport, ResearchRequest
 from ditto_nb.patterns.deep_research import create_task as create_research_marker
 from ditto_nb.patterns.deep_research import open_research, run_research
+from ditto_nb.patterns.deep_research.plan import LoopResult
 from ditto_nb.patterns.web_qa import WebQaReport, WebQaRequest, open_web_qa, run_web_qa
+from ditto_nb.patterns.web_qa.app import Checkpoint
 from ditto_nb.patterns.web_qa import create_task as create_web_qa_task
 from ditto_nb.runtime.config import RuntimeConfig
 from ditto_nb.runtime.model_choice import resolve_model
 
-TaskResult = WebQaReport | ResearchReport | dict[str, Any]
+TaskResult = WebQaReport | ResearchReport | Checkpoint | LoopResult
 """A published report, or a checkpoint ``{"status": "checkpoint", "stage", ...}``."""
 
 _TASK_FILE = "task.json"
@@ -141,7 +143,7 @@ async def resume_task(
         ConfigError: the directory holds no bound task.
         RequestChanged, PermissionRevoked, SnapshotCorrupted, ...: from the pattern's run.
     """
-    view = load_task(directory)
+    view = load_task(directory, memory=config.memory)
     if not view.request:
         raise ConfigError(f"{directory} holds no bound request; create the task first")
     request: TaskRequest = (WebQaRequest if view.pattern == "web_qa" else ResearchRequest).parse(view.request)

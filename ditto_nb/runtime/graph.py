@@ -18,6 +18,10 @@ from ditto_nb.errors import GraphError
 NodeInput = Any
 """A node input: any value, or a sync callable ``f(deps: dict[str, Any]) -> Any``."""
 
+NodeOutputs = dict[str, Any]
+"""What a graph step sends back to its plan, and what an input callable receives: ``{node_id:
+output}``, each output the JSON a Worker returned for that node."""
+
 _MAX_INPUT_SCAN_DEPTH = 8
 
 
@@ -189,4 +193,4 @@ def validate_graph(g: Graph, capabilities: Iterable[str]) -> tuple[str, ...]:
         raise GraphError(f"graph {g.name!r}: dependency cycle {cycle}") from None
 
 
-__all__ = ["Graph", "GraphStep", "Node", "NodeInput", "graph", "graph_step", "validate_graph"]
+__all__ = ["Graph", "GraphStep", "Node", "NodeInput", "NodeOutputs", "graph", "graph_step", "validate_graph"]

@@ -13,7 +13,8 @@ from pathlib import Path
 from ditto_nb.errors import ConfigError
 from ditto_nb.sandbox.corpus import SandboxPage, load_corpus
 from ditto_nb.sandbox.index import SearchIndex
-from ditto_nb.web.policy import origin_of
+from ditto_nb.web.config import SearchConfig, register_search_provider
+from ditto_nb.web.policy import NetworkPolicy, origin_of
 from ditto_nb.web.search.base import SearchHit, check_search_args, strip_html
 
 
@@ -105,5 +106,14 @@ class LocalIndexProvider:
             )
         return hits
 
+
+def _local_provider(settings: SearchConfig, _policy: NetworkPolicy | None) -> LocalIndexProvider:
+    """The ``local`` factory of :func:`ditto_nb.web.config.create_search_provider`."""
+    if settings.local_index_dir is None:
+        raise ConfigError("search.provider is local but search.local_index_dir (DITTO_LOCAL_INDEX_DIR) is not set")
+    return LocalIndexProvider.from_directory(settings.local_index_dir)
+
+
+register_search_provider("local", _local_provider)
 
 __all__ = ["LocalIndexProvider"]

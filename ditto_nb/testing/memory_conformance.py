@@ -219,6 +219,20 @@ async def check_durable_across_instances(factory: StoreFactory) -> None:
     await _with_store(factory, read)
 
 
+async def check_namespaces(factory: StoreFactory) -> None:
+    """namespaces() lists the namespaces holding a key, sorted; a namespace emptied by delete goes."""
+
+    async def body(store: MemoryStore) -> None:
+        assert await store.namespaces() == []
+        await store.put("research:b", "k", 1)
+        await store.put_many([("web_qa:a", "k", 1), ("web_qa:a", "j", 2), ("Z", "k", 3)])
+        assert await store.namespaces() == ["Z", "research:b", "web_qa:a"]
+        await store.delete("Z", "k")
+        assert await store.namespaces() == ["research:b", "web_qa:a"]
+
+    await _with_store(factory, body)
+
+
 async def check_close_is_idempotent(factory: StoreFactory) -> None:
     """close() may be called twice."""
     store = factory()
@@ -239,6 +253,7 @@ CHECKS: tuple[Check, ...] = (
     check_incr,
     check_concurrent_incr_is_atomic,
     check_durable_across_instances,
+    check_namespaces,
     check_close_is_idempotent,
 )
 """Every conformance check, in the order :func:`run_memory_conformance` runs them."""
@@ -297,6 +312,9 @@ class MemoryStoreConformance:
 
     async def test_durable_across_instances(self, memory_store_factory: StoreFactory) -> None:
         await check_durable_across_instances(memory_store_factory)
+
+    async def test_namespaces(self, memory_store_factory: StoreFactory) -> None:
+        await check_namespaces(memory_store_factory)
 
     async def test_close_is_idempotent(self, memory_store_factory: StoreFactory) -> None:
         await check_close_is_idempotent(memory_store_factory)

@@ -8,12 +8,16 @@ SearchSettings`); environment variables override them:
 - ``BRAVE_API_KEY`` (or the variable named by ``search.brave_api_key_env``): the Brave key
 - ``DITTO_BRAVE_ENDPOINT``: the Brave web-search endpoint (tests, proxies)
 - ``DITTO_LOCAL_INDEX_DIR``: folder of sandbox corpus files for the ``local`` provider
+
+The ``local`` provider lives in :mod:`ditto_nb.sandbox.provider`, above this layer (the web layer
+never imports the sandbox): importing it registers its factory with
+:func:`register_search_provider`.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, SecretStr
@@ -79,6 +83,22 @@ def search_config(config: RuntimeConfig | None = None, env: Mapping[str, str] = 
     )
 
 
+SearchProviderFactory = Callable[[SearchConfig, NetworkPolicy | None], WebSearchProvider]
+"""Builds a provider from the resolved settings and the network policy."""
+
+_FACTORIES: dict[str, SearchProviderFactory] = {}
+
+
+def register_search_provider(name: ProviderName, factory: SearchProviderFactory) -> None:
+    """Register the factory of a provider that lives above the web layer (``local``: the sandbox).
+
+    Args:
+        name: the provider name (one of ``mediawiki``, ``brave``, ``local``).
+        factory: called by :func:`create_search_provider` with ``(settings, policy)``.
+    """
+    _FACTORIES[name] = factory
+
+
 def create_search_provider(settings: SearchConfig, policy: NetworkPolicy | None = None) -> WebSearchProvider:
     """Build the provider named by ``settings``.
 
@@ -103,9 +123,13 @@ def create_search_provider(settings: SearchConfig, policy: NetworkPolicy | None 
         return BraveProvider(settings.brave_api_key.get_secret_value(), policy, endpoint=settings.brave_endpoint)
     if settings.local_index_dir is None:
         raise ConfigError("search.provider is local but search.local_index_dir (DITTO_LOCAL_INDEX_DIR) is not set")
-    from ditto_nb.sandbox.provider import LocalIndexProvider  # lazy: sandbox sits beside web
+    factory = _FACTORIES.get(settings.provider)
+    if factory is None:
+        raise ConfigError(
+            f"search provider {settings.provider!r} is not registered",
+            help="Import ditto_nb.sandbox first: it registers the local provider.",
+        )
+    return factory(settings, policy)
 
-    return LocalIndexProvider.from_directory(settings.local_index_dir)
 
-
-__all__ = ["SearchConfig", "create_search_provider", "search_config"]
+__all__ = ["SearchConfig", "SearchProviderFactory", "create_search_provider", "register_search_provider", "search_config"]

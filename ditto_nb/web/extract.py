@@ -12,7 +12,10 @@ Pipeline (one parse per page):
    inline style hiding them: ``display:none``, ``visibility:hidden``, ``opacity:0``,
    ``font-size:0`` (unless a descendant sets its own non-zero inline ``font-size``),
    off-screen positioning (``left``/``top``/``right``/``text-indent`` of -1000px or beyond)
-   or a clip to an empty (at most 1px) ``rect``.
+   or a clip to an empty (at most 1px) ``rect``. Skip links go too: an in-page link (``href``
+   starting with ``#``) whose text starts "Jump to" or "Skip to" (MediaWiki's ``mw-jump-link``
+   "Jump to navigation", many sites' "Skip to main content"): screen-reader navigation that a
+   stylesheet hides, never content.
 3. :func:`classify_page` spots pages that are not content (meta-refresh or script redirect
    stubs, bot walls, cookie walls); they yield no paragraphs.
 4. ``trafilatura.extract(..., output_format="xml", include_tables=True, favor_recall=True)``
@@ -53,6 +56,9 @@ _ZERO_FONT = re.compile(
     rf"(?<![\w-])font-size\s*:\s*{_ZERO}(?:px|em|rem|pt|%)?\s*(?:!important\s*)?(?:;|$)", re.IGNORECASE
 )
 _ANY_FONT = re.compile(r"(?<![\w-])font-size\s*:", re.IGNORECASE)
+_INLINE_CONTEXT = frozenset({"p", "li", "td", "th", "dd", "dt", "blockquote", "span", "em", "strong", "b", "i"})
+"""Parents in which an in-page "jump to" link is part of a sentence, not a skip link."""
+_SKIP_LINK_TEXT = re.compile(r"^\s*(?:jump|skip)\s+to\b", re.IGNORECASE)
 _TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9:-]*)\b[^>]*>")
 _VOID_TAGS = frozenset("area base br col embed hr img input link meta param source track wbr".split())
 _MAX_NESTING = 128  # tags deeper than this are removed when libxml2 hits its limit (256)
@@ -164,8 +170,21 @@ def _title(tree: lxml.html.HtmlElement) -> str | None:
     return first
 
 
+def _is_skip_link(element: lxml.html.HtmlElement) -> bool:
+    """An accessibility skip link: ``<a href="#...">Jump to navigation</a>`` (step 2)."""
+    parent = element.getparent()
+    return (
+        str(element.tag).lower() == "a"
+        and (element.get("href") or "").startswith("#")
+        and (parent is None or str(parent.tag).lower() not in _INLINE_CONTEXT)
+        and bool(_SKIP_LINK_TEXT.match(element.text_content() or ""))
+    )
+
+
 def _is_hidden(element: lxml.html.HtmlElement) -> bool:
     if element.get("hidden") is not None:
+        return True
+    if _is_skip_link(element):
         return True
     if (element.get("aria-hidden") or "").strip().lower() == "true":
         return True

@@ -14,7 +14,8 @@ mode                 ``response_format``
 ``none``             not sent
 ==================== =====================================================================
 
-Failures are typed and never mixed up: transport (connection, timeout, HTTP status) →
+The schema handling and JSON extraction live in :mod:`ditto_nb.workers.structured_output`
+(re-exported here). Failures are typed and never mixed up: transport (connection, timeout, HTTP status) →
 :class:`~ditto_nb.errors.ModelTransportError`; ``finish_reason == "length"`` →
 :class:`~ditto_nb.errors.ModelOutputTruncated`; null content or a ``refusal`` →
 :class:`~ditto_nb.errors.ModelRefusal`; empty, non-JSON or schema-invalid content →
@@ -25,9 +26,7 @@ Failures are typed and never mixed up: transport (connection, timeout, HTTP stat
 from __future__ import annotations
 
 import asyncio
-import json
 import os
-import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -48,6 +47,14 @@ from ditto_nb.errors import (
 from ditto_nb.runtime.capabilities import INFER_REASONING_SAMPLE
 from ditto_nb.runtime.config import ProviderConfig, RuntimeConfig
 from ditto_nb.runtime.limits import limited
+from ditto_nb.workers.structured_output import (
+    EXCERPT_CHARACTERS,
+    excerpt,
+    with_schema,
+    extract_json_object,
+    response_format_for,
+    schema_instruction,
+)
 
 PURPOSE_HEADER = "X-Ditto-Purpose"
 """HTTP header carrying the request's ``purpose`` (harmless to real providers; the scripted
@@ -55,12 +62,6 @@ model uses it to pick per-stage replies)."""
 
 DUMMY_API_KEY = "not-needed"
 """API key sent to providers without ``api_key_env`` (local servers ignore it)."""
-
-EXCERPT_CHARACTERS = 200
-"""Length of the content excerpt quoted in ModelOutputInvalid messages (characters)."""
-
-_MAX_DECODE_ATTEMPTS = 200
-
 
 @dataclass(frozen=True)
 class CallRecord:
@@ -87,100 +88,9 @@ class CallRecord:
     error: str | None = None
 
 
-def _excerpt(text: str) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= EXCERPT_CHARACTERS else flat[:EXCERPT_CHARACTERS] + "…"
-
-
-def extract_json_object(content: str) -> dict[str, Any]:
-    """Find the one JSON object in a model's content.
-
-    Accepts a bare object, an object inside a Markdown code fence (string values may contain
-    backticks), and leading/trailing prose: the first ``{`` from which a complete JSON object
-    decodes (``json.JSONDecoder.raw_decode``) wins.
-
-    Args:
-        content: the assistant message content.
-
-    Returns:
-        The decoded object.
-
-    Raises:
-        ModelOutputInvalid: empty content or no decodable JSON object (message has an excerpt).
-    """
-    text = content.strip()
-    if not text:
-        raise ModelOutputInvalid("model returned empty content")
-    try:
-        whole = json.loads(text)
-    except ValueError:
-        whole = None
-    if isinstance(whole, dict):
-        return whole
-    decoder = json.JSONDecoder()
-    for attempt, match in enumerate(re.finditer(r"\{", text)):
-        if attempt >= _MAX_DECODE_ATTEMPTS:
-            break
-        try:
-            value, _end = decoder.raw_decode(text, match.start())
-        except ValueError:
-            continue
-        if isinstance(value, dict):
-            return value
-    raise ModelOutputInvalid(f"model content is not a JSON object: {_excerpt(text)!r}")
-
-
 def _pick(payload: Mapping[str, Any], field: str, default: Any) -> Any:
     value = payload.get(field)
     return default if value is None else value
-
-
-def _schema_name(model: type[BaseModel]) -> str:
-    return re.sub(r"[^A-Za-z0-9_-]", "_", model.__name__)[:64] or "output"
-
-
-def response_format_for(mode: str, output_schema: type[BaseModel]) -> dict[str, Any] | None:
-    """Return the ``response_format`` body field for a structured-output mode.
-
-    Args:
-        mode: ``json_schema`` | ``json_object_schema`` | ``json_object`` | ``none``.
-        output_schema: the expected pydantic model.
-
-    Returns:
-        The field's value, or None for ``none``.
-
-    Raises:
-        ConfigError: an unknown mode.
-    """
-    schema = output_schema.model_json_schema()
-    if mode == "json_schema":
-        return {"type": "json_schema", "json_schema": {"name": _schema_name(output_schema), "schema": schema, "strict": False}}
-    if mode == "json_object_schema":
-        return {"type": "json_object", "schema": schema}
-    if mode == "json_object":
-        return {"type": "json_object"}
-    if mode == "none":
-        return None
-    raise ConfigError(f"unknown structured_output mode {mode!r}")
-
-
-def schema_instruction(output_schema: type[BaseModel]) -> str:
-    """The system-message text asking for one JSON object matching the schema."""
-    schema = json.dumps(output_schema.model_json_schema(), ensure_ascii=False)
-    return (
-        "Reply with exactly one JSON object and nothing else. It must match this JSON schema:\n"
-        f"{schema}"
-    )
-
-
-def _with_schema(messages: list[dict[str, Any]], output_schema: type[BaseModel]) -> list[dict[str, Any]]:
-    instruction = schema_instruction(output_schema)
-    result = [dict(message) for message in messages]
-    if result and result[0].get("role") == "system" and isinstance(result[0].get("content"), str):
-        result[0]["content"] = f"{result[0]['content']}\n\n{instruction}"
-    else:
-        result.insert(0, {"role": "system", "content": instruction})
-    return result
 
 
 class InferWorker:
@@ -289,7 +199,7 @@ class InferWorker:
             name,
             provider,
             str(model),
-            _with_schema([dict(m) for m in messages], output_schema),
+            with_schema([dict(m) for m in messages], output_schema),
             output_schema,
             temperature=float(_pick(input, "temperature", provider.temperature)),
             seed=int(_pick(input, "seed", provider.seed)),
@@ -331,7 +241,7 @@ class InferWorker:
                     )
             except openai.APIStatusError as exc:
                 raise self._transport_error(
-                    name, f"answered HTTP {exc.status_code}: {_excerpt(str(exc.message))}"
+                    name, f"answered HTTP {exc.status_code}: {excerpt(str(exc.message))}"
                 ) from exc
             except openai.APIConnectionError as exc:  # includes APITimeoutError
                 raise self._transport_error(name, f"unreachable: {exc}") from exc
@@ -378,7 +288,7 @@ class InferWorker:
             raise ModelOutputTruncated(f"{name}/{model} stopped at max_tokens (finish_reason=length)")
         refusal = getattr(message, "refusal", None)
         if refusal:
-            raise ModelRefusal(f"{name}/{model} refused: {_excerpt(str(refusal))}")
+            raise ModelRefusal(f"{name}/{model} refused: {excerpt(str(refusal))}")
         if message.content is None:
             raise ModelRefusal(f"{name}/{model} returned no content (null)")
         data = extract_json_object(message.content)
@@ -390,7 +300,7 @@ class InferWorker:
             )
             raise ModelOutputInvalid(
                 f"{name}/{model} output does not match {output_schema.__name__}: {problems}; "
-                f"content: {_excerpt(message.content)!r}"
+                f"content: {excerpt(message.content)!r}"
             ) from exc
         return validated.model_dump(mode="json")
 

@@ -284,6 +284,22 @@ class PostgresMemoryStore:
 
         return await asyncio.to_thread(self._run, "items", work)
 
+    async def namespaces(self) -> list[str]:
+        """Return this task's namespaces holding at least one key, sorted (code point order).
+
+        Raises:
+            StorageError: a database error or a lost connection.
+        """
+
+        def work(db: psycopg.Connection[Any]) -> list[str]:
+            rows = db.execute(
+                "SELECT DISTINCT namespace COLLATE \"C\" FROM ditto_memory WHERE task_id = %s ORDER BY 1",
+                (self.task_id,),
+            ).fetchall()
+            return [str(row[0]) for row in rows]
+
+        return await asyncio.to_thread(self._run, "namespaces", work)
+
     async def delete(self, namespace: str, key: str) -> bool:
         """Delete (namespace, key); True when a value was deleted.
 

@@ -112,3 +112,16 @@ def test_batch_input_errors(web: SandboxWeb, search: SearchSetup, batch_model: S
     with pytest.raises(ConfigError, match="redis_url"):
         run_batch(requests_for(web, 1), object(), directory=tmp_path, config=scripted_runtime_config(batch_model),
                   search=search)
+
+
+def test_a_local_cluster_without_a_redis_url_shares_one_embedded_redis(
+    client: Any, web: SandboxWeb, search: SearchSetup, batch_model: ScriptedModel, tmp_path: Path
+) -> None:
+    """Notebook 03 on a machine without DITTO_WORKER_CONTEXT_REDIS_URL: its LocalCluster's workers
+    share one embedded Redis under the batch directory (a remote cluster still needs a URL)."""
+    config = scripted_runtime_config(batch_model)
+    assert not config.context.redis_url
+    result = run_batch(requests_for(web, 2), client, directory=tmp_path / "batch", config=config, search=search,
+                       progress=False)
+    assert (result.frame["status"] == "answered").all() and len(result.frame) == 2
+    assert (tmp_path / "batch" / "redis").exists()

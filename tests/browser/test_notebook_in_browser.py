@@ -51,7 +51,9 @@ def lab(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     # Keep every cell in the DOM (no windowing), so the test sees all outputs.
     (settings / "tracker.jupyterlab-settings").write_text(json.dumps({"windowingMode": "none"}), encoding="utf-8")
     port, token = _free_port(), secrets.token_hex(16)
-    env = {**os.environ, "DITTO_NOTEBOOK_PROVIDER": "scripted", "PYTHONPATH": str(REPO),
+    # DITTO_BROWSER_PROVIDER=local runs the same test with the real local model (CI: scripted).
+    provider = os.environ.get("DITTO_BROWSER_PROVIDER", "scripted")
+    env = {**os.environ, "DITTO_NOTEBOOK_PROVIDER": provider, "PYTHONPATH": str(REPO),
            "JUPYTERLAB_SETTINGS_DIR": str(tmp_path / "settings"), "JUPYTERLAB_WORKSPACES_DIR": str(tmp_path / "ws"),
            "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"), "JUPYTER_CONFIG_DIR": str(tmp_path / "config"),
            "DITTO_NOTEBOOK_TASKS": str(root / "tasks")}
@@ -163,7 +165,7 @@ def test_notebook_01_in_a_real_browser(lab: tuple[str, Path], tmp_path: Path) ->
             form.locator("button", has_text="Run").click()
             form.locator(".ditto-started", has_text=TYPED_QUESTION).wait_for(timeout=30_000)
             outcome = form.locator(".ditto-outcome")
-            outcome.wait_for(timeout=120_000)
+            outcome.wait_for(timeout=1000 * float(os.environ.get("DITTO_BROWSER_WAIT", "240")))
             assert "Error" not in outcome.inner_text(), outcome.inner_text()
             assert form.locator(".ditto-progress").count() == 1  # the Run shows its progress too
             page.screenshot(path=str(tmp_path / "after-run-button.png"), full_page=True)

@@ -3,6 +3,7 @@ model and the real test Redis, and a rule-based scripted responder for the Web Q
 
 from __future__ import annotations
 
+from ditto_nb.patterns.web_qa.prompts import purpose_of
 import re
 import uuid
 from collections.abc import Iterator
@@ -23,7 +24,7 @@ SENTENCE = re.compile(r"[^.]*\.")
 
 
 def _purpose(request: dict[str, Any]) -> str:
-    return str(request["messages"][0]["content"]).split("\n", 1)[0].removeprefix("Task: ").strip()
+    return purpose_of(request["messages"])
 
 
 def _chunks(request: dict[str, Any]) -> list[tuple[str, str]]:
@@ -53,7 +54,8 @@ class AnswerScript:
         self.seen.append(purpose)
         chunks = _chunks(request)
         if purpose == "plan":
-            question = str(request["messages"][-1]["content"]).removeprefix("Question: ")
+            # the user message is "Question: ..." then the JSON schema instruction
+            question = str(request["messages"][-1]["content"]).removeprefix("Question: ").split("\n\n")[0]
             return {"normalized_question": question, "queries": [self.needle, "Eiffel Tower"],
                     "needs_clarification": False, "clarification": ""}
         if purpose == "select":

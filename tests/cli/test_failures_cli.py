@@ -143,6 +143,7 @@ def test_research_flag_errors_name_the_flag(tmp_path: Path, runner: CliRunner, c
         (["--max-model-calls", "2"], "error: --max-model-calls must be 8–24 (got 2)"),
         (["--type", "gossip"], "error: --type must be one of market, industry"),
         (["--stop-after", "bogus"], "error: --stop-after must be one of plan, round, report (got 'bogus')"),
+        (["--allowed-origin", "http://example.com"], "error: --allowed-origin must be https://host[:port] (got 'http://example.com')"),
     ]:
         result = runner.invoke(_research_app(), ["research", "topic", "--dir", str(tmp_path / "r"),
                                                  "--config", str(cli_config), "--sandbox", str(demo_corpus_path()), *args])

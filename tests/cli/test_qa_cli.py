@@ -148,6 +148,8 @@ def test_changed_question_is_a_clear_error(
          "--max-queries must be 1–3 (got 9)"),
         (["ask", QUESTION, "--max-pages", "9", "--sandbox", "{corpus}", "--dir", "{tmp}/t"],
          "--max-pages must be 1–6 (got 9)"),
+        (["ask", QUESTION, "--allowed-origin", "http://example.com", "--sandbox", "{corpus}", "--dir", "{tmp}/t"],
+         "--allowed-origin must be https://host[:port] (got 'http://example.com')"),
         (["ask", QUESTION, "--stop-after", "bogus", "--sandbox", "{corpus}", "--dir", "{tmp}/t"],
          "--stop-after must be one of plan, searched, read, selected, report (got 'bogus')"),
         (["resume", "{tmp}", "--stop-after", "bogus"], "--stop-after must be one of"),

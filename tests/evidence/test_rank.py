@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from ditto_nb.evidence import bm25_rank, excerpt, locate_quote
-from ditto_nb.evidence.rank import terms
+from ditto_nb.evidence.rank import focused_excerpt, terms
+from ditto_nb.text import uncut
 
 
 def test_terms_drop_short_and_stop_words() -> None:
@@ -60,3 +61,32 @@ def test_focused_excerpt_keeps_the_subject_and_the_matching_sentence() -> None:
     for piece in short.removesuffix(" …").split(" … "):
         assert piece in text
     assert focused_excerpt(text, "anything", 1000) == text
+
+
+def test_sentences_do_not_end_at_initials_or_abbreviations() -> None:
+    """``K. A. Applegate`` and ``Dr.`` do not end a sentence, so an excerpt never cuts a name."""
+    from ditto_nb.text import split_sentences
+
+    text = ("The Chronicles is a companion book written by K. A. Applegate. Dr. Mira Vale lives in St. Louis. "
+            "It rains; it pours.")
+    assert split_sentences(text) == [
+        "The Chronicles is a companion book written by K. A. Applegate.",
+        "Dr. Mira Vale lives in St. Louis.",
+        "It rains; it pours.",
+    ]
+    assert split_sentences(text, ".!?;")[-2:] == ["It rains;", "it pours."]
+    long = text + " " + "Filler words about nothing in particular here. " * 8
+    shown = focused_excerpt(long, "companion book Applegate", 120)
+    assert "written by K. A. Applegate." in shown and "K. A. …" not in shown
+
+
+def test_uncut_drops_only_a_word_the_length_cap_cut() -> None:
+    # seen with the 1.5B model: the grammar's 120-character cap ended a claim at "Army Nat", which
+    # the name check then read as a name missing from the quote
+    cut = "The 122nd Infantry Regiment is an infantry regiment of the United States Army. It is a component of the Georgia Army Nat"
+    assert len(cut) == 120
+    assert uncut(cut, 120) == cut[: -len(" Nat")]
+    assert uncut(cut, 200) == cut  # under the cap: nothing was cut
+    assert uncut("It is a component of the Army.", 30) == "It is a component of the Army."  # ends at a boundary
+    assert uncut("Chief of Protocol", 10) == "Chief of"
+    assert uncut("Supercalifragilistic", 10) == "Supercalifragilistic"  # one word: kept

@@ -38,3 +38,12 @@ def test_answer_words_must_appear_in_quotes() -> None:
     missing = answer_in_quotes("Greenwich Village", ["She lives in Manhattan."])
     assert not missing.ok and "Greenwich" in missing.reasons[0]
     assert not answer_in_quotes("1838", []).ok
+
+
+def test_a_claim_that_only_names_its_pages_subject_is_rejected() -> None:
+    """A small model writes the entity's name as a comparison claim ("Cho Kyuhyun"): no fact."""
+    quote = "Cho Kyu-hyun (born February 3, 1988), better known as Kyuhyun, is a South Korean singer."
+    check = check_support("Cho Kyuhyun", quote, title="Cho Kyuhyun")
+    assert not check.ok and any("only names its page's subject" in r for r in check.reasons)
+    assert check_support("Kyuhyun is a South Korean singer.", quote, title="Cho Kyuhyun").ok
+    assert check_support("Cho Kyuhyun", quote, title="Cho Kyuhyun", sentence=False).ok  # a short answer may be a name

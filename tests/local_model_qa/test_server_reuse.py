@@ -145,3 +145,33 @@ def test_server_failing_its_probe_is_a_start_up_failure_recorded_in_memory(tmp_p
     rows = asyncio.run(open_then_read())
     assert [(r["stage"], r["error_type"]) for r in rows] == [(START_UP_STAGE, "ModelTransportError")]
     assert "failed its start-up probe" in str(rows[0]["message"])
+
+
+def test_a_busy_server_this_kit_started_is_waited_for_longer_than_a_foreign_one(slow_server: int,
+                                                                              tmp_path: Path) -> None:
+    """llama-cpp-python's server answers /v1/models only between two completions: a live server
+    the kit started (a lease record with a live llama_cpp.server process) is waited for up to
+    OWN_BUSY_WAIT_SECONDS, not the 60 s given to an unknown server (a notebook gave up after 60 s
+    while a benchmark shared the server)."""
+    import subprocess
+    import sys
+
+    from ditto_nb.local_model.ownership import ServerRecord
+
+    # stands in for the server's process: alive, and its command line names llama_cpp.server
+    holder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)", "llama_cpp.server",
+                               "--port", str(slow_server)])
+    try:
+        foreign = LocalModelServer("local-small", port=slow_server, model_alias=ALIAS, cache_dir=tmp_path / "other")
+        foreign.busy_wait_seconds = 1.0
+        with pytest.raises(ModelTransportError, match="did not answer within 1 s"):
+            foreign.start()
+        own = LocalModelServer("local-small", port=slow_server, model_alias=ALIAS, cache_dir=tmp_path / "cache")
+        own.leases.write(ServerRecord(pid=holder.pid, port=slow_server, profile="local-small", model_alias=ALIAS,
+                                      log_path=str(tmp_path / "s.log"), started_by=holder.pid, started_at=time.time()))
+        own.busy_wait_seconds = 1.0
+        own.start()  # the 3 s answer is waited for: the record says the kit started this server
+        assert own.reused
+    finally:
+        holder.kill()
+        holder.wait()

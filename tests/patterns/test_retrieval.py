@@ -7,9 +7,9 @@ from ditto_nb.patterns.common.retrieval import (
     comparison_entities,
     hop_queries,
     question_entities,
-    rank_hits,
     relaxations,
 )
+from ditto_nb.patterns.common.relevance import rank_hits
 
 
 def test_entities_are_quoted_titles_and_capitalized_spans() -> None:
@@ -59,7 +59,7 @@ def test_hits_ranked_by_relevance_not_query_order() -> None:
 
 
 def test_bridge_candidates_are_names_the_question_does_not_name() -> None:
-    from ditto_nb.patterns.common.retrieval import bridge_candidates
+    from ditto_nb.patterns.common.relevance import bridge_candidates
 
     question = "Where was the architect of the Blue Museum born?"
     texts = ["The Blue Museum is in Lakeside. It was designed by the architect Mara Quell.",

@@ -121,3 +121,22 @@ def test_malformed_html_never_crashes(body: bytes) -> None:
     assert isinstance(extract_paragraphs(body, "text/html"), list)
     extract_title(body)
     classify_page(body)
+
+
+def test_skip_links_are_navigation_not_content() -> None:
+    """MediaWiki's hidden-by-stylesheet "Jump to navigation" links (and "Skip to main content")
+    never reach the paragraphs; an in-page link inside a sentence keeps its words."""
+    page = (
+        b'<html><body><div id="content"><a class="mw-jump-link" href="#mw-head">Jump to navigation</a>'
+        b'<a class="mw-jump-link" href="#searchInput">Jump to search</a>'
+        b'<a href="#main">Skip to main content</a>'
+        b"<p>Lake Mira lies east of Lakeside and feeds the river Avel.</p>"
+        b'<p>See the map, or <a href="#map">jump to the map</a> below.</p>'
+        b'<p><a href="/wiki/Jump">Jump to conclusions</a> is a phrase.</p></div></body></html>'
+    )
+    paragraphs = extract_paragraphs(page, "text/html; charset=utf-8")
+    text = " ".join(paragraphs)
+    assert "Jump to navigation" not in text and "Jump to search" not in text and "Skip to main" not in text
+    assert "Lake Mira lies east of Lakeside and feeds the river Avel." in paragraphs
+    assert "See the map, or jump to the map below." in paragraphs
+    assert "Jump to conclusions is a phrase." in paragraphs

@@ -21,6 +21,7 @@ from ditto_nb.runtime.capabilities import INFER_REASONING_SAMPLE
 from ditto_nb.runtime.config import RuntimeConfig
 from ditto_nb.testing.scripted_model import ScriptedModel
 from ditto_nb.workers.infer import create_infer_worker
+from ditto_nb.workers.structured_output import with_schema
 
 MakeConfig = Callable[..., RuntimeConfig]
 
@@ -190,17 +191,31 @@ async def test_schema_sent_per_mode(
     sent = scripted_model.requests[0]
     schema = Answer.model_json_schema()
     assert sent.get("response_format") == expected(schema)
-    system = sent["messages"][0]
-    assert system["role"] == "system" and system["content"].startswith("You answer.")
-    assert json.dumps(schema, ensure_ascii=False) in system["content"]
-    assert sent["messages"][1] == {"role": "user", "content": "Why is the sky blue?"}
+    # the schema ends the prompt (after the user's text), so calls sharing a prefix keep sharing it
+    assert sent["messages"][0] == {"role": "system", "content": "You answer."}
+    user = sent["messages"][1]
+    assert user["role"] == "user" and user["content"].startswith("Why is the sky blue?\n\n")
+    assert user["content"].endswith(json.dumps(schema, ensure_ascii=False))
 
 
-async def test_schema_system_message_inserted_when_absent(scripted_model: ScriptedModel, scripted_config: MakeConfig) -> None:
+async def test_schema_system_message_inserted_when_no_user_text_ends_the_prompt(
+    scripted_model: ScriptedModel, scripted_config: MakeConfig
+) -> None:
     scripted_model.enqueue({"answer": "a", "confidence": 0})
-    await call(scripted_config(), messages=[{"role": "user", "content": "hi"}])
+    await call(scripted_config(), messages=[{"role": "assistant", "content": "hi"}])
     sent = scripted_model.requests[0]["messages"]
     assert sent[0]["role"] == "system" and "JSON schema" in sent[0]["content"] and sent[1]["content"] == "hi"
+
+
+def test_calls_with_different_schemas_share_the_prompt_prefix() -> None:
+    class Other(BaseModel):
+        verdict: bool
+
+    shared = [{"role": "system", "content": "You answer."}, {"role": "user", "content": "Chunks: [C1] text\nTask: a"}]
+    first, second = with_schema(shared, Answer), with_schema(shared, Other)
+    assert first[0] == second[0] == shared[0]
+    assert first[1]["content"].startswith(shared[1]["content"]) and second[1]["content"].startswith(shared[1]["content"])
+    assert first[1]["content"] != second[1]["content"]
 
 
 async def test_responder_picks_reply_by_purpose(scripted_model: ScriptedModel, scripted_config: MakeConfig) -> None:

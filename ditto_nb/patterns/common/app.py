@@ -46,7 +46,7 @@ class TaskApp:
     interaction: InteractionWorker
     infer: Any
     lock: TaskLockLike
-    extras: dict[str, Any] = field(default_factory=dict)
+    extras: dict[str, object] = field(default_factory=dict)
 
     async def close(self) -> None:
         """Close the Runtime's workers, the MemoryStore, and release the lock (idempotent)."""

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ditto_nb.errors import RequestChanged
+from ditto_nb.patterns.common.records import Binding, JsonObject
 
 REQUEST_KEY = "request"
 """Memory key of the request binding."""
@@ -56,7 +56,7 @@ class TaskScope:
     scope: str
 
 
-def binding_for(request: Mapping[str, Any]) -> dict[str, Any]:
+def binding_for(request: JsonObject) -> Binding:
     """The binding row stored under ``request``.
 
     Args:
@@ -68,7 +68,7 @@ def binding_for(request: Mapping[str, Any]) -> dict[str, Any]:
     return {"fingerprint": fingerprint(dict(request)), "request": dict(request)}
 
 
-def check_binding(stored: Mapping[str, Any] | None, expected: Mapping[str, Any]) -> None:
+def check_binding(stored: Binding | None, expected: Binding) -> None:
     """Compare a stored binding with the expected one.
 
     Args:

@@ -20,13 +20,14 @@ import os
 from collections.abc import Awaitable, Callable, Generator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Final, TypeVar
+from typing import Final, TypeVar
 
 from ditto_nb.errors import DittoError, ToolFailed
 from ditto_nb.runtime.capabilities import MEMORY_WRITE
-from ditto_nb.runtime.graph import graph, graph_step
+from ditto_nb.runtime.graph import GraphStep, NodeOutputs, graph, graph_step
 from ditto_nb.runtime.loop import GraphRecord, OnGraph
 from ditto_nb.runtime.runtime import Runtime
+from ditto_nb.patterns.common.records import FailureRow
 from ditto_nb.patterns.common.view import FAILURE_PREFIX, MEMORY_FILE
 from ditto_nb.runtime.config import MemoryConfig
 from ditto_nb.workers.task_memory import open_task_memory
@@ -41,7 +42,7 @@ _sequence = itertools.count()
 T = TypeVar("T")
 
 
-def failure_row(stage: str, error: BaseException) -> tuple[str, dict[str, Any]]:
+def failure_row(stage: str, error: BaseException) -> tuple[str, FailureRow]:
     """The Memory key and row for a failed run.
 
     Args:
@@ -56,7 +57,7 @@ def failure_row(stage: str, error: BaseException) -> tuple[str, dict[str, Any]]:
     now = datetime.now(UTC)
     at = now.isoformat(timespec="seconds")
     key = f"{FAILURE_PREFIX}{now.strftime('%Y%m%dT%H%M%S.%f')}-{os.getpid()}-{next(_sequence)}"
-    row = {
+    row: FailureRow = {
         "stage": stage,
         "error_type": type(error).__name__,
         "message": str(error)[:MESSAGE_CHARACTERS],
@@ -87,7 +88,7 @@ class StageTracker:
             self.inner(record)
 
 
-def _write_plan(namespace: str, key: str, row: dict[str, Any]) -> Generator[Any, Any, None]:
+def _write_plan(namespace: str, key: str, row: FailureRow) -> Generator[GraphStep, NodeOutputs, None]:
     g = graph("failure:record")
     g.node("failure", MEMORY_WRITE, {"namespace": namespace, "key": key, "value": row})
     yield graph_step(g)

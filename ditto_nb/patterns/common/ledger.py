@@ -34,8 +34,9 @@ from pydantic import BaseModel
 
 from ditto_nb.errors import BudgetExceeded, DittoError, ReplayMismatch, ToolFailed
 from ditto_nb.patterns.common.binding import TaskScope
+from ditto_nb.patterns.common.records import ContextCall, LedgerRow, MemoryCall
 from ditto_nb.runtime.capabilities import CONTEXT_LOAD, MEMORY_WRITE
-from ditto_nb.runtime.graph import Graph, graph_step
+from ditto_nb.runtime.graph import Graph, GraphStep, NodeOutputs, graph_step
 
 LEDGER_PREFIX = "ledger/"
 BUDGET_PREFIX = "budget/"
@@ -86,30 +87,30 @@ def add_ledgered_call(
         after=deps,
     )
 
-    def start(_: dict[str, Any]) -> dict[str, Any]:
-        row = {"kind": kind, "name": name, "status": "started", "at": now_iso()}
+    def start(_: NodeOutputs) -> MemoryCall:
+        row: LedgerRow = {"kind": kind, "name": name, "status": "started", "at": now_iso()}
         return {"namespace": task.namespace, "key": LEDGER_PREFIX + key, "value": row}
 
     g.node(f"{key}:start", MEMORY_WRITE, start, after=(f"{key}:charge",))
     if callable(input):
         compute = input
 
-        def dispatch_input(outputs: dict[str, Any]) -> Any:
+        def dispatch_input(outputs: NodeOutputs) -> Any:
             return compute({dep: outputs[dep] for dep in deps})
 
         g.node(key, capability, dispatch_input, after=(*deps, f"{key}:start"))
     else:
         g.node(key, capability, input, after=(*deps, f"{key}:start"))
 
-    def done(outputs: dict[str, Any]) -> dict[str, Any]:
-        row = {"kind": kind, "name": name, "status": "done", "at": now_iso(), "output": outputs[key]}
+    def done(outputs: NodeOutputs) -> MemoryCall:
+        row: LedgerRow = {"kind": kind, "name": name, "status": "done", "at": now_iso(), "output": outputs[key]}
         return {"namespace": task.namespace, "key": LEDGER_PREFIX + key, "value": row}
 
     g.node(f"{key}:done", MEMORY_WRITE, done, after=(key,))
     return f"{key}:done"
 
 
-def check_replay(key: str, row: Mapping[str, Any], kind: str, name: str) -> None:
+def check_replay(key: str, row: LedgerRow, kind: str, name: str) -> None:
     """Refuse to replay a ledger row that records another dispatch.
 
     Args:
@@ -140,7 +141,7 @@ class Ledger:
         reuse_failed: reuse ``done`` rows that record a failed search/read (policy flag).
     """
 
-    rows: dict[str, Any] = field(default_factory=dict)
+    rows: dict[str, LedgerRow] = field(default_factory=dict)
     used: dict[str, int] = field(default_factory=dict)
     limits: dict[str, int] = field(default_factory=dict)
     reuse_failed: bool = False
@@ -246,9 +247,9 @@ def add_stage_commit(
     task: TaskScope,
     *,
     stage: str,
-    value: Callable[[dict[str, Any]], Any],
+    value: Callable[[NodeOutputs], Any],
     after: Iterable[str],
-    context: Callable[[Any], Mapping[str, Any]] | None = None,
+    context: Callable[[Any], Mapping[str, object]] | None = None,
     output: type[BaseModel] | None = None,
 ) -> StageCommit:
     """Add the nodes that persist a completed stage and update the Context.
@@ -272,7 +273,7 @@ def add_stage_commit(
     deps = tuple(after)
     commit = StageCommit(f"commit:{stage}", stage)
 
-    def write(outputs: dict[str, Any]) -> dict[str, Any]:
+    def write(outputs: NodeOutputs) -> MemoryCall:
         computed = value(outputs)
         if output is not None:
             computed = output.model_validate(computed).model_dump(mode="json")
@@ -281,8 +282,8 @@ def add_stage_commit(
 
     g.node(commit.node_id, MEMORY_WRITE, write, after=deps)
 
-    def update(_: dict[str, Any]) -> dict[str, Any]:
-        fields = dict(context(commit.value)) if context else {}
+    def update(_: NodeOutputs) -> ContextCall:
+        fields: dict[str, object] = dict(context(commit.value)) if context else {}
         fields["stage"] = stage
         return {"scope": task.scope, "namespace": task.namespace, "update": fields}
 
@@ -302,7 +303,7 @@ def unwrap_tool_error(error: ToolFailed) -> BaseException:
     return error.cause if isinstance(error.cause, DittoError) else error
 
 
-def run_step(g: Graph) -> Generator[Any, Any, dict[str, Any]]:
+def run_step(g: Graph) -> Generator[GraphStep, NodeOutputs, NodeOutputs]:
     """Yield one graph from a plan and return its outputs, unwrapping typed tool errors.
 
     Use as ``outputs = yield from run_step(g)``.
@@ -318,7 +319,7 @@ def run_step(g: Graph) -> Generator[Any, Any, dict[str, Any]]:
             ``PublishFailed``, ...), or any node error unchanged.
     """
     try:
-        outputs: dict[str, Any] = yield graph_step(g)
+        outputs = yield graph_step(g)
     except ToolFailed as exc:
         cause = unwrap_tool_error(exc)
         if cause is exc:

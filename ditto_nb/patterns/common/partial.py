@@ -7,19 +7,22 @@ not ``allow_partial``; otherwise the failures are recorded in the report and the
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from ditto_nb.errors import TaskError
+from ditto_nb.patterns.common.records import PageRecord, SearchResult
+
+R = TypeVar("R", SearchResult, PageRecord)
 
 
 def check_partial(
-    results: Sequence[Mapping[str, Any]],
+    results: Sequence[R],
     allow_partial: bool,
     error: type[TaskError],
     what: str,
-    describe: Callable[[Mapping[str, Any]], str],
-) -> list[Mapping[str, Any]]:
+    describe: Callable[[R], str],
+) -> list[R]:
     """Apply the partial-failure rule to a stage's search or read results.
 
     Args:

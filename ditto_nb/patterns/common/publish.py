@@ -17,16 +17,16 @@ import os
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from ditto_nb.errors import PublishFailed
+from ditto_nb.patterns.common.records import PublishedFiles
 from ditto_nb.workers.memory import MEMORY_FILE_NAME, TASK_ID_FILE_NAME
 
 REPORT_JSON = "report.json"
 REPORT_MD = "report.md"
 
 
-def report_json_text(report: Mapping[str, Any]) -> str:
+def report_json_text(report: Mapping[str, object]) -> str:
     """The exact text published as ``report.json`` (sorted keys, 2-space indent, final newline).
 
     Args:
@@ -75,7 +75,7 @@ def _check_task_state(task_dir: Path) -> None:
         )
 
 
-def publish_report(directory: str | os.PathLike[str], report: Mapping[str, Any], markdown: str) -> dict[str, Any]:
+def publish_report(directory: str | os.PathLike[str], report: Mapping[str, object], markdown: str) -> PublishedFiles:
     """Write the report files once (idempotent for the same content).
 
     Args:
@@ -98,7 +98,7 @@ def publish_report(directory: str | os.PathLike[str], report: Mapping[str, Any],
     out = task_dir / "output"
     json_path, md_path = out / REPORT_JSON, out / REPORT_MD
     json_text = report_json_text(report)
-    result = {"published": False, "json_path": str(json_path), "markdown_path": str(md_path)}
+    result: PublishedFiles = {"published": False, "json_path": str(json_path), "markdown_path": str(md_path)}
     try:
         existing_json = _read(json_path)
         existing_md = _read(md_path)

@@ -22,8 +22,9 @@ from typing import Any
 
 from ditto_nb.patterns.common.binding import REQUEST_KEY, TaskScope, check_binding
 from ditto_nb.patterns.common.ledger import BUDGET_PREFIX, LEDGER_PREFIX, STAGE_PREFIX
+from ditto_nb.patterns.common.records import Binding, ContextCall, JsonObject, LedgerRow, ToolCall
 from ditto_nb.runtime.capabilities import CONTEXT_LOAD, INTERACTION_ACT_TOOL, MEMORY_GET, MEMORY_WRITE
-from ditto_nb.runtime.graph import Graph, graph
+from ditto_nb.runtime.graph import Graph, NodeOutputs, graph
 from ditto_nb.web.policy import origin_of
 
 
@@ -52,7 +53,7 @@ def used_sources(ledger_rows: list[Any]) -> tuple[list[str], list[str]]:
     return sorted(origins), sorted(hashes)
 
 
-def build_resume_graph(task: TaskScope, binding: Mapping[str, Any], name: str = "resume") -> Graph:
+def build_resume_graph(task: TaskScope, binding: Binding, name: str = "resume") -> Graph:
     """Build the resume graph (see the module docstring).
 
     Args:
@@ -64,22 +65,22 @@ def build_resume_graph(task: TaskScope, binding: Mapping[str, Any], name: str = 
         The graph; read its outputs with :func:`read_resume`.
     """
     ns = task.namespace
-    expected = dict(binding)
+    expected = binding.copy()
 
-    def checked(outputs: dict[str, Any]) -> None:
+    def checked(outputs: NodeOutputs) -> None:
         check_binding(outputs["binding"], expected)
 
-    def context_input(outputs: dict[str, Any]) -> dict[str, Any]:
+    def context_input(outputs: NodeOutputs) -> ContextCall:
         checked(outputs)
-        update = {"request": expected["request"]} if outputs["bind"] else None
+        update: dict[str, object] | None = {"request": expected["request"]} if outputs["bind"] else None
         return {"scope": task.scope, "namespace": ns, "update": update}
 
-    def policy_input(outputs: dict[str, Any]) -> dict[str, Any]:
+    def policy_input(outputs: NodeOutputs) -> ToolCall:
         checked(outputs)
         origins, _ = used_sources(outputs["ledger"])
         return {"tool": "policy_check", "args": {"origins": origins}}
 
-    def snapshot_input(outputs: dict[str, Any]) -> dict[str, Any]:
+    def snapshot_input(outputs: NodeOutputs) -> ToolCall:
         checked(outputs)
         _, hashes = used_sources(outputs["ledger"])
         return {"tool": "snapshot_check", "args": {"sha256s": hashes}}
@@ -110,18 +111,18 @@ class ResumeState:
     """
 
     new_task: bool
-    stages: dict[str, Any] = field(default_factory=dict)
-    ledger: dict[str, Any] = field(default_factory=dict)
+    stages: dict[str, JsonObject] = field(default_factory=dict)
+    ledger: dict[str, LedgerRow] = field(default_factory=dict)
     budget: dict[str, int] = field(default_factory=dict)
-    context: dict[str, Any] = field(default_factory=dict)
+    context: dict[str, object] = field(default_factory=dict)
     context_rebuilt: bool = False
 
 
-def _strip(rows: list[Any], prefix: str) -> dict[str, Any]:
+def _strip(rows: list[Any], prefix: str) -> JsonObject:
     return {str(key)[len(prefix):] if str(key).startswith(prefix) else str(key): value for key, value in rows}
 
 
-def read_resume(outputs: Mapping[str, Any], binding: Mapping[str, Any]) -> ResumeState:
+def read_resume(outputs: NodeOutputs, binding: Binding) -> ResumeState:
     """Parse the resume graph's outputs.
 
     Args:

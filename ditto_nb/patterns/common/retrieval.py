@@ -13,7 +13,7 @@ nothing. The mechanisms here:
   ``fallbacks``, tried in order when it returns no hit: first the query without its descriptive
   (non-entity) words, then each entity it names alone. A comparison question gets one query per
   compared entity (:func:`comparison_entities`).
-- **Candidate pages ranked by relevance to the question** (:func:`rank_hits`), not by query order:
+- **Candidate pages ranked by relevance to the question** (:func:`ditto_nb.patterns.common.relevance.rank_hits`), not by query order:
   the best hit of every query first (so each entity keeps its page), then the rest by BM25 of
   title + snippet against the question, with a bonus for a title that names an entity.
 - **Second hop** (:func:`hop_queries`): the bridge entity (or missing facet) named by the
@@ -141,6 +141,14 @@ def question_entities(question: str) -> list[str]:
 
     ranked = sorted(enumerate(dict.fromkeys(found)), key=lambda item: (weight(item), item[0]))
     return [value for _, value in ranked]
+
+
+def clarification_needed(question: str, model_says: bool) -> bool:
+    """Whether the plan ends the task as ``needs-clarification``: the model must say so *and* the
+    question must name nothing to search for (no entity name, per :func:`question_entities`). A 0.5B model flagged
+    "Which river flows through Paris?" as unclear; a question naming Paris has a clear search.
+    Both patterns' plans use this rule (Web QA ``needs_clarification``, research ``clear=false``)."""
+    return bool(model_says) and not question_entities(question)
 
 
 def comparison_entities(question: str) -> list[str]:
@@ -314,93 +322,18 @@ def search_args(query: str, limit: int) -> dict[str, object]:
     return args
 
 
-def bridge_candidates(question: str, texts: Sequence[str], known: Sequence[str], limit: int = 2) -> list[str]:
-    """Names in evidence texts that the question does not name: candidate bridge entities.
-
-    Used when the selection call names no ``lookup``: a bridge question's in-between entity is
-    usually a multi-word name that the first pages mention and the question does not (the actress
-    a film page names). Multi-word capitalized spans of ``texts`` are kept when they share no word
-    with the question's entities or ``known`` (titles already read); ranked by how many texts
-    mention them, then by first appearance.
-
-    Args:
-        question: the question as asked.
-        texts: the selected chunks' texts, best first.
-        known: titles of pages already read.
-        limit: most names returned.
-
-    Returns:
-        Names, most mentioned first.
-    """
-    taken = {w for e in [*question_entities(question), *known] for w in title_key(e).split() if len(w) > 2}
-    counts: dict[str, int] = {}
-    for text in texts:
-        for name in dict.fromkeys(question_entities(text)):
-            words = [w for w in title_key(name).split() if len(w) > 2]
-            if len(name.split()) < 2 or not words or taken & set(words) or any(ch.isdigit() for ch in name):
-                continue
-            counts[name] = counts.get(name, 0) + 1
-    order = list(counts)
-    return sorted(order, key=lambda n: (-counts[n], order.index(n)))[:limit]
-
-
 def title_key(title: str) -> str:
     """A title for matching: parenthetical qualifiers dropped, lower-cased, single spaces."""
     return " ".join(_PAREN.sub(" ", normalize_text(title)).lower().split())
 
 
-def rank_hits(question: str, results: Sequence[Sequence[Mapping[str, object]]], entities: Sequence[str]) -> list[str]:
-    """Order the URLs of search hits by relevance to the question (not by query order).
-
-    The best hit of every query comes first (in query order) so each queried entity keeps a page;
-    the remaining hits follow by score: BM25 of title + snippet against the question and
-    entities, plus 2.0 for a title naming an entity exactly (parenthetical qualifier ignored) and
-    1.0 for a title contained in the question.
-
-    Args:
-        question: the question as asked.
-        results: one hit list per query (dicts with ``url``, ``title``, ``snippet``).
-        entities: the question's entities plus any bridge names.
-
-    Returns:
-        Distinct URLs (fragments removed), best first.
-    """
-    flat: list[tuple[int, int, Mapping[str, object]]] = []
-    for qi, hits in enumerate(results):
-        for rank, hit in enumerate(hits):
-            if hit.get("url"):
-                flat.append((qi, rank, hit))
-    if not flat:
-        return []
-    texts = [f"{hit.get('title') or ''} {hit.get('title') or ''} {hit.get('snippet') or ''}" for _, _, hit in flat]
-    scores = {r.index: r.score for r in bm25_rank(" ".join([question, *entities]), texts)}
-    keys = {title_key(e) for e in entities}
-    lower_question = normalize_text(question).lower()
-    bonus = []
-    for _, _, hit in flat:
-        key = title_key(str(hit.get("title") or ""))
-        bonus.append((2.0 if key and key in keys else 0.0) + (1.0 if key and key in lower_question else 0.0))
-    order: list[str] = []
-
-    def add(url: str) -> None:
-        url = url.split("#", 1)[0]
-        if url not in order:
-            order.append(url)
-
-    tops = sorted(
-        (i for i, (_, rank, _) in enumerate(flat) if rank == 0),
-        key=lambda i: flat[i][0],
-    )
-    # within each query, its best hit is the highest-scoring of its first three (search rank is noisy)
-    for i in tops:
-        qi = flat[i][0]
-        own = [j for j, (q, rank, _) in enumerate(flat) if q == qi and rank < 3]
-        best = max(own, key=lambda j: (scores.get(j, 0.0) + bonus[j], -flat[j][1]))
-        add(str(flat[best][2]["url"]))
-    rest = sorted(range(len(flat)), key=lambda j: (-(scores.get(j, 0.0) + bonus[j]), flat[j][1], flat[j][0]))
-    for j in rest:
-        add(str(flat[j][2]["url"]))
-    return order
+def names_entity(text: str, entity: str) -> bool:
+    """Whether ``text`` names ``entity``: every word of its :func:`title_key` longer than two
+    letters (all of the key when it has none) appears in the lower-cased text (substring match)."""
+    key = title_key(entity)
+    words = [w for w in re.findall(r"\w+", key) if len(w) > 2] or [key]
+    lowered = text.lower()
+    return all(w in lowered for w in words)
 
 
 def content_words(text: str) -> list[str]:
@@ -410,7 +343,6 @@ def content_words(text: str) -> list[str]:
 
 __all__ = [
     "COMPARISON_CUES",
-    "bridge_candidates",
     "CONNECTORS",
     "MAX_FALLBACKS",
     "QUESTION_WORDS",
@@ -418,9 +350,9 @@ __all__ = [
     "build_queries",
     "comparison_entities",
     "content_words",
+    "names_entity",
     "hop_queries",
     "question_entities",
-    "rank_hits",
     "relaxations",
     "search_args",
     "title_key",

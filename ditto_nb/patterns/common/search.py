@@ -14,10 +14,26 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pydantic import SecretStr
+from typing_extensions import TypedDict
 
+import ditto_nb.sandbox.provider  # noqa: F401  (registers the ``local`` search provider)
 from ditto_nb.web.config import SearchConfig, create_search_provider, search_config
 from ditto_nb.web.policy import NetworkPolicy, normalize_origins, origin_of
 from ditto_nb.web.search.base import WebSearchProvider
+
+
+class PolicyOverrides(TypedDict, total=False):
+    """Extra :class:`~ditto_nb.web.policy.NetworkPolicy` fields: body cap (bytes), deadline and
+    timeouts (seconds), redirects, retries and backoff."""
+
+    max_body_bytes: int
+    deadline_seconds: float
+    connect_timeout: float
+    read_timeout: float
+    max_redirects: int
+    retries: int
+    backoff_seconds: float
+    max_retry_after_seconds: float
 
 
 @dataclass(frozen=True)
@@ -47,7 +63,7 @@ class SearchSetup:
     resolve_overrides: Mapping[str, str] = field(default_factory=dict)
     permitted_origins: tuple[str, ...] | None = None
     results_per_query: int = 5
-    policy_overrides: Mapping[str, Any] = field(default_factory=dict)
+    policy_overrides: PolicyOverrides = field(default_factory=lambda: PolicyOverrides())
 
     def effective_origins(self, allowed_origins: tuple[str, ...] | list[str]) -> tuple[str, ...]:
         """The origins a task may fetch now: the request's, minus those no longer permitted.
@@ -80,7 +96,7 @@ class SearchSetup:
             allowed_origins=self.effective_origins(allowed_origins),
             ca_bundle=self.ca_bundle,
             resolve_overrides=dict(self.resolve_overrides),
-            **dict(self.policy_overrides),
+            **self.policy_overrides,
         )
 
     def search_policy(self) -> NetworkPolicy:
@@ -96,19 +112,19 @@ class SearchSetup:
             allowed_origins=origins,
             ca_bundle=self.ca_bundle,
             resolve_overrides=dict(self.resolve_overrides),
-            **dict(self.policy_overrides),
+            **self.policy_overrides,
         )
 
     def search_config(self) -> SearchConfig:
         """This setup's provider choice as a ``ditto_nb.web.SearchConfig``."""
-        fields: dict[str, Any] = {"provider": self.provider, "local_index_dir": self.local_index_dir}
+        fields: dict[str, object] = {"provider": self.provider, "local_index_dir": self.local_index_dir}
         if self.mediawiki_api_url:
             fields["mediawiki_api_url"] = self.mediawiki_api_url
         if self.brave_api_key:
             fields["brave_api_key"] = SecretStr(self.brave_api_key)
         if self.brave_endpoint:
             fields["brave_endpoint"] = self.brave_endpoint
-        return SearchConfig(**fields)
+        return SearchConfig.model_validate(fields)
 
     def build_provider(self) -> WebSearchProvider:
         """Construct the search provider through ``ditto_nb.web.create_search_provider``.
@@ -144,14 +160,9 @@ class SearchSetup:
         Returns:
             A MediaWiki setup pointing at the sandbox's search API, trusting its CA.
         """
-        fields: dict[str, Any] = {
-            "provider": "mediawiki",
-            "mediawiki_api_url": str(web.api_url),
-            "ca_bundle": str(web.ca_path),
-            "resolve_overrides": dict(web.resolve_overrides),
-        }
-        fields.update(changes)
-        return cls(**fields)
+        setup = cls(provider="mediawiki", mediawiki_api_url=str(web.api_url), ca_bundle=str(web.ca_path),
+                    resolve_overrides=dict(web.resolve_overrides))
+        return replace(setup, **changes)
 
     @classmethod
     def from_config(cls, config: Any = None, env: Mapping[str, str] | None = None, **changes: Any) -> SearchSetup:
@@ -179,15 +190,14 @@ class SearchSetup:
         Returns:
             A :class:`SearchSetup`.
         """
-        fields: dict[str, Any] = {
-            "provider": settings.provider,
-            "mediawiki_api_url": settings.mediawiki_api_url,
-            "brave_api_key": settings.brave_api_key.get_secret_value() if settings.brave_api_key else None,
-            "brave_endpoint": settings.brave_endpoint,
-            "local_index_dir": settings.local_index_dir,
-        }
-        fields.update(changes)
-        return cls(**fields)
+        setup = cls(
+            provider=settings.provider,
+            mediawiki_api_url=settings.mediawiki_api_url,
+            brave_api_key=settings.brave_api_key.get_secret_value() if settings.brave_api_key else None,
+            brave_endpoint=settings.brave_endpoint,
+            local_index_dir=settings.local_index_dir,
+        )
+        return replace(setup, **changes)
 
     @classmethod
     def coerce(cls, search: SearchSetup | SearchConfig | None) -> SearchSetup:

@@ -25,11 +25,20 @@ import asyncio
 import os
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from ditto_nb.errors import InvalidRequest, InvalidURL, PermissionRevoked, PolicyViolation, RedirectLimit, SearchProviderError
 from ditto_nb.evidence import Chunk, chunks_from_page, verify_quote
 from ditto_nb.patterns.common.publish import publish_report
+from ditto_nb.patterns.common.records import (
+    CitationRef,
+    EvidenceItem,
+    PageRecord,
+    PublishedFiles,
+    QuoteResult,
+    SearchHit,
+    SearchResult,
+)
 from ditto_nb.patterns.common.search import SearchSetup
 from ditto_nb.web.fetch import read_page
 from ditto_nb.web.policy import origin_of
@@ -38,15 +47,15 @@ from ditto_nb.web.snapshots import SnapshotStore
 Tool = Callable[..., Awaitable[Any]]
 
 
-def _dump(hit: Any) -> dict[str, Any]:
+def _dump(hit: Any) -> SearchHit:
     if hasattr(hit, "model_dump"):
-        return dict(hit.model_dump(mode="json"))
-    return dict(hit)
+        return cast(SearchHit, dict(hit.model_dump(mode="json")))
+    return cast(SearchHit, dict(hit))
 
 
 def check_quotes(
-    citations: Sequence[Mapping[str, Any]], chunks: Mapping[str, Chunk]
-) -> list[dict[str, Any]]:
+    citations: Sequence[CitationRef], chunks: Mapping[str, Chunk]
+) -> list[QuoteResult]:
     """Verify citations against chunks and return JSON results.
 
     Args:
@@ -58,7 +67,7 @@ def check_quotes(
         "start", "end", "quote"}`` or None), ``origin``, ``final_url``, ``title``, ``fetched_at``,
         ``sha256`` and ``paragraph_text`` (the cited chunk's text, "" if unknown).
     """
-    out: list[dict[str, Any]] = []
+    out: list[QuoteResult] = []
     for citation in citations:
         check = verify_quote(str(citation.get("chunk_id", "")), str(citation.get("quote", "")), chunks)
         chunk = check.chunk
@@ -110,13 +119,15 @@ def build_task_tools(
     store = SnapshotStore(task_dir)
     policy = search.page_policy(tuple(allowed_origins))
     allowed = set(policy.allowed_origins)
-    holder: dict[str, Any] = {"provider": provider}
 
-    async def web_search(query: str, limit: int, fallbacks: Sequence[str] = (), title: str | None = None) -> dict[str, Any]:
-        if holder["provider"] is None:
-            holder["provider"] = search.build_provider()
-        found: list[dict[str, Any]] = []
-        finder = getattr(holder["provider"], "search_titles", None)
+    async def web_search(
+        query: str, limit: int, fallbacks: Sequence[str] = (), title: str | None = None
+    ) -> SearchResult:
+        nonlocal provider
+        if provider is None:
+            provider = search.build_provider()
+        found: list[SearchHit] = []
+        finder = getattr(provider, "search_titles", None)
         if title and finder is not None:
             try:
                 found = [_dump(hit) for hit in await finder(title, min(limit, 3))]
@@ -127,7 +138,7 @@ def build_task_tools(
         for form in [query, *fallbacks]:
             tried.append(form)
             try:
-                hits = await holder["provider"].search(form, limit)
+                hits = await provider.search(form, limit)
             except SearchProviderError as exc:
                 if len(tried) == 1:
                     return {"ok": False, "query": query, "used": form, "tried": tried, "hits": [],
@@ -139,7 +150,7 @@ def build_task_tools(
         merged = found + [h for h in (_dump(hit) for hit in hits) if h["url"] not in urls]
         return {"ok": True, "query": query, "used": tried[-1], "tried": tried, "hits": merged[:limit]}
 
-    async def page_read(url: str) -> dict[str, Any]:
+    async def page_read(url: str) -> PageRecord:
         try:
             page = await read_page(url, policy=policy)
         except (PolicyViolation, InvalidURL, RedirectLimit) as exc:
@@ -161,22 +172,22 @@ def build_task_tools(
             "paragraphs": list(page.paragraphs),
         }
 
-    async def snapshot_check(sha256s: Sequence[str]) -> dict[str, Any]:
+    async def snapshot_check(sha256s: Sequence[str]) -> dict[str, int]:
         for sha in sha256s:
             await asyncio.to_thread(store.verify, sha)
         return {"verified": len(sha256s)}
 
-    async def policy_check(origins: Sequence[str]) -> dict[str, Any]:
+    async def policy_check(origins: Sequence[str]) -> dict[str, int]:
         revoked = sorted(origin for origin in origins if origin not in allowed)
         if revoked:
             raise PermissionRevoked(f"origins used by this task are no longer allowed: {', '.join(revoked)}")
         return {"checked": len(origins)}
 
     async def verify_quotes(
-        citations: Sequence[Mapping[str, Any]], chunks: Sequence[Mapping[str, Any]]
-    ) -> list[dict[str, Any]]:
+        citations: Sequence[CitationRef], chunks: Sequence[EvidenceItem]
+    ) -> list[QuoteResult]:
         wanted = {str(c["chunk_id"]) for c in chunks}
-        by_sha: dict[str, list[Mapping[str, Any]]] = {}
+        by_sha: dict[str, list[EvidenceItem]] = {}
         for chunk in chunks:
             by_sha.setdefault(str(chunk["sha256"]), []).append(chunk)
         citable: dict[str, Chunk] = {}
@@ -196,7 +207,7 @@ def build_task_tools(
                     citable[stored.chunk_id] = stored
         return check_quotes(citations, citable)
 
-    async def publish(report: Mapping[str, Any], markdown: str) -> dict[str, Any]:
+    async def publish(report: Mapping[str, object], markdown: str) -> PublishedFiles:
         return await asyncio.to_thread(publish_report, task_dir, report, markdown)
 
     return {

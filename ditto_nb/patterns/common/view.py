@@ -1,7 +1,8 @@
 """The ONE typed reader of a task: :class:`TaskView` (stages, ledger, budgets, report, failures, withheld claims).
 
 Notebook frames, Markdown export and ``ditto-nb show`` read a task through it and never run
-SQL themselves (the read-only SQL is :func:`ditto_nb.workers.memory_reader.read_task_rows`).
+SQL themselves: rows come through the task's MemoryStore (SQLite read-only, or PostgreSQL for a
+directory holding a ``task-id``), see :func:`ditto_nb.workers.memory_reader.read_task_rows`.
 Key layout (both patterns, ``docs/PATTERNS.md``): ``request`` (binding), ``stage/<name>``
 (``stage/report`` is the final report), ``ledger/<key>``, ``budget/model|search|read``,
 ``failure/<time>`` (failed runs, :mod:`ditto_nb.patterns.common.failures`), ``withheld``; deep
@@ -20,11 +21,15 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, TypeVar, overload
+from typing import Any, Literal, TypeVar, cast, overload
 
 from pydantic import BaseModel
 
+from ditto_nb.errors import ConfigError
 from ditto_nb.patterns.common.ledger import BUDGET_PREFIX, COUNTERS, LEDGER_PREFIX, STAGE_PREFIX
+from ditto_nb.patterns.common.records import FailureRow, JsonObject, LedgerRow, WithheldClaim
+from ditto_nb.runtime.config import MemoryConfig, load_runtime_config
+from ditto_nb.workers.memory import TASK_ID_FILE_NAME
 from ditto_nb.workers.memory_reader import MEMORY_FILE, read_task_rows
 
 FAILURE_PREFIX = "failure/"
@@ -51,7 +56,7 @@ class TaskView:
     directory: Path
     pattern: Pattern
     namespace: str
-    rows: dict[str, Any]
+    rows: JsonObject
 
     def get(self, key: str) -> Any:
         """The value under ``key``, or None."""
@@ -62,7 +67,7 @@ class TaskView:
         return [(k[len(prefix):], v) for k, v in sorted(self.rows.items()) if k.startswith(prefix)]
 
     @property
-    def request(self) -> dict[str, Any]:
+    def request(self) -> JsonObject:
         """The bound request's fields (``{}`` before the task is bound)."""
         binding = self.rows.get("request")
         if isinstance(binding, dict) and isinstance(binding.get("request"), dict):
@@ -94,19 +99,19 @@ class TaskView:
         return as_type.model_validate(value)
 
     @property
-    def report(self) -> dict[str, Any] | None:
+    def report(self) -> JsonObject | None:
         """The final validated report (``stage/report``) as JSON, or None."""
         value = self.rows.get(STAGE_PREFIX + "report")
         return dict(value) if isinstance(value, dict) else None
 
     @property
-    def failures(self) -> list[dict[str, Any]]:
+    def failures(self) -> list[FailureRow]:
         """Failed runs recorded in Memory (``failure/<time>``), oldest first: ``stage``,
         ``error_type``, ``message``, ``help``, ``retryable``, ``at`` (UTC ISO-8601)."""
-        return [dict(v) for _k, v in self.prefixed(FAILURE_PREFIX) if isinstance(v, dict)]
+        return [cast(FailureRow, dict(v)) for _k, v in self.prefixed(FAILURE_PREFIX) if isinstance(v, dict)]
 
     @property
-    def last_failure(self) -> dict[str, Any] | None:
+    def last_failure(self) -> FailureRow | None:
         """The failure of the task's latest run: the newest failure row when nothing is published
         and no ledger row is newer (a later run that did work supersedes it), else None."""
         failures = self.failures
@@ -119,17 +124,17 @@ class TaskView:
         return newest
 
     @property
-    def withheld(self) -> list[dict[str, Any]]:
+    def withheld(self) -> list[WithheldClaim]:
         """Claims verification rejected and withheld from the published answer (``withheld``):
         ``claim``, ``chunk_id``, ``quote``, ``reason``, ``quote_found``, ``grounded``."""
         value = self.rows.get("withheld")
         claims = value.get("claims") if isinstance(value, dict) else None
-        return [dict(c) for c in claims or [] if isinstance(c, dict)]
+        return [cast(WithheldClaim, dict(c)) for c in claims or [] if isinstance(c, dict)]
 
-    def ledger(self, kind: str | None = None) -> list[tuple[str, dict[str, Any]]]:
+    def ledger(self, kind: str | None = None) -> list[tuple[str, LedgerRow]]:
         """Ledger rows ``(key, row)`` sorted by key, optionally only those of ``kind``
         (``model``, ``search``, ``read``)."""
-        rows = [(k, v) for k, v in self.prefixed(LEDGER_PREFIX) if isinstance(v, dict)]
+        rows = [(k, cast(LedgerRow, v)) for k, v in self.prefixed(LEDGER_PREFIX) if isinstance(v, dict)]
         return [(k, v) for k, v in rows if kind is None or v.get("kind") == kind]
 
     def budgets(self) -> dict[str, int]:
@@ -142,27 +147,56 @@ class TaskView:
         return [key for key, row in self.ledger() if row.get("status") != "done"]
 
 
-def load_task(directory: str | os.PathLike[str], namespace: str | None = None) -> TaskView:
-    """Read a task directory's Memory (read-only, no lock).
+def task_memory_config(directory: str | os.PathLike[str]) -> MemoryConfig | None:
+    """The Memory backend a task directory was run with, as far as the directory tells.
+
+    A directory holding ``memory.sqlite3`` (or neither file) is SQLite (None); one holding only a
+    ``task-id`` keeps its Memory in PostgreSQL, reached with ``memory`` of the configuration a
+    notebook or the CLI loads (:func:`~ditto_nb.runtime.config.load_runtime_config`).
+
+    Raises:
+        ConfigError: a PostgreSQL task while the configuration's ``memory.backend`` is not
+            ``postgres`` (or the configuration is invalid).
+    """
+    task_dir = Path(directory)
+    if (task_dir / MEMORY_FILE).is_file() or not (task_dir / TASK_ID_FILE_NAME).is_file():
+        return None
+    memory = load_runtime_config().memory
+    if memory.backend != "postgres":
+        raise ConfigError(
+            f"{task_dir} keeps its Memory in PostgreSQL (it holds {TASK_ID_FILE_NAME}), "
+            f"but the configuration's memory.backend is {memory.backend}",
+            help="Set memory.backend: postgres and memory.dsn in ditto.yaml, or pass memory=config.memory.",
+        )
+    return memory
+
+
+def load_task(
+    directory: str | os.PathLike[str], namespace: str | None = None, memory: MemoryConfig | None = None
+) -> TaskView:
+    """Read a task directory's Memory (read-only, no lock) through its MemoryStore.
 
     Args:
-        directory: the task directory (holding ``memory.sqlite3``).
+        directory: the task directory (holding ``memory.sqlite3``, or the ``task-id`` of a
+            PostgreSQL task).
         namespace: the namespace to read; None → the one Web QA or research namespace present.
+        memory: the Memory backend the task runs with (``config.memory``); None → as
+            :func:`task_memory_config` tells from the directory.
 
     Returns:
         The :class:`TaskView`.
 
     Raises:
-        ConfigError: no Memory file, no task namespace, or several namespaces and none chosen.
-        StorageError: the database cannot be read.
+        ConfigError: no Memory, no task namespace, or several namespaces and none chosen.
+        StorageError: the store cannot be read.
     """
-    from ditto_nb.errors import ConfigError
-
-    chosen, rows = read_task_rows(directory, namespace, tuple(_PREFIXES))
+    if memory is None:
+        memory = task_memory_config(directory)
+    chosen, rows = read_task_rows(directory, namespace, tuple(_PREFIXES), memory)
     pattern = next((p for prefix, p in _PREFIXES.items() if chosen.startswith(prefix)), None)
     if pattern is None:
         raise ConfigError(f"namespace {chosen!r} is not a Web QA or research task")
     return TaskView(Path(directory), pattern, chosen, rows)
 
 
-__all__ = ["MEMORY_FILE", "Pattern", "TaskView", "load_task"]
+__all__ = ["MEMORY_FILE", "Pattern", "TaskView", "load_task", "task_memory_config"]

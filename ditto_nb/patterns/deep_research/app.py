@@ -21,7 +21,8 @@ from ditto_nb.errors import ConfigError, InvalidRequest, RequestChanged
 from ditto_nb.patterns.common import SearchSetup, TaskApp, open_task_app
 from ditto_nb.patterns.common.failures import open_recorded, run_recorded
 from ditto_nb.web.config import SearchConfig
-from ditto_nb.patterns.deep_research.plan import run_research_loop
+from ditto_nb.patterns.common.records import JsonObject
+from ditto_nb.patterns.deep_research.plan import LoopInput, LoopResult, run_research_loop
 from ditto_nb.patterns.deep_research.report import ResearchReport
 from ditto_nb.patterns.deep_research.request import ResearchRequest, parse_request
 from ditto_nb.patterns.deep_research.tools import build_research_tools
@@ -55,7 +56,7 @@ class ResearchInput(BaseModel):
 
 
 def create_task(
-    directory: str | os.PathLike[str], request: ResearchRequest | Mapping[str, Any], search: SearchSetup | None = None
+    directory: str | os.PathLike[str], request: ResearchRequest | JsonObject, search: SearchSetup | None = None
 ) -> ResearchRequest:
     """Validate ``request`` and mark ``directory`` as its research task directory.
 
@@ -87,7 +88,7 @@ def create_task(
     return parsed
 
 
-def _load_marker(marker: Path) -> dict[str, Any]:
+def _load_marker(marker: Path) -> JsonObject:
     try:
         data = json.loads(marker.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
@@ -158,11 +159,11 @@ async def open_research(
 
 async def run_research(
     runtime: Runtime,
-    input: ResearchInput | Mapping[str, Any],
+    input: ResearchInput | JsonObject,
     stop_after: StopAfter | None = None,
     signal: Signal | None = None,
     on_graph: OnGraph | None = None,
-) -> ResearchReport | dict[str, Any]:
+) -> ResearchReport | LoopResult:
     """Run (or resume, or replay) one research task in a single Loop.
 
     Args:
@@ -189,7 +190,7 @@ async def run_research(
         parsed = input if isinstance(input, ResearchInput) else ResearchInput.model_validate(dict(input))
     except ValueError as exc:
         raise InvalidRequest(f"invalid research input: {exc}") from None
-    args = {"request": parsed.request, "model": parsed.model.model_dump(), "stop_after": stop_after}
+    args: LoopInput = {"request": parsed.request, "model": parsed.model.model_dump(), "stop_after": stop_after}
     result = await run_recorded(
         runtime, parsed.request.namespace, on_graph,
         lambda tracker: runtime.loop(run_research_loop, [args], signal=signal, on_graph=tracker),
@@ -207,7 +208,7 @@ async def resume_research(
     model: ModelChoice | None = None,
     stop_after: StopAfter | None = None,
     base_urls: Mapping[str, str] | None = None,
-) -> ResearchReport | dict[str, Any]:
+) -> ResearchReport | LoopResult:
     """Resume the research task of ``directory`` (for ``ditto-nb resume DIR``).
 
     Args:

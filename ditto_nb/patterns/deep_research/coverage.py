@@ -10,21 +10,22 @@ from the gaps' ``next_queries``, minus queries already run.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
+from ditto_nb.patterns.common.records import EvidenceItem
+from ditto_nb.patterns.common.report_records import CoverageItem
 from ditto_nb.patterns.deep_research.request import SYNTHESIS_RESERVE, ResearchRequest
 
 
 def normalize_coverage(
-    raw_items: Sequence[Mapping[str, Any]],
+    raw_items: Sequence[CoverageItem],
     sub_questions: Sequence[str],
-    evidence: Sequence[Mapping[str, Any]],
+    evidence: Sequence[EvidenceItem],
     cross_check: bool,
-) -> list[dict[str, Any]]:
+) -> list[CoverageItem]:
     """Turn the model's assessment into one checked coverage row per sub-question.
 
     Args:
-        raw_items: ``AssessOutput.items`` dumps.
+        raw_items: ``AssessOutput.items`` dumps (coverage rows without ``question``).
         sub_questions: the planned sub-questions.
         evidence: the accumulated evidence (``id``, ``origin``, ``text``).
         cross_check: covered rows need two origins with different text.
@@ -33,13 +34,13 @@ def normalize_coverage(
         Rows ``{"index", "question", "status", "evidence_ids", "gap", "next_queries"}``.
     """
     by_id = {str(item["id"]): item for item in evidence}
-    by_index: dict[int, Mapping[str, Any]] = {}
+    by_index: dict[int, CoverageItem] = {}
     for item in raw_items:
         try:
             by_index.setdefault(int(item.get("index", 0)), item)
         except (TypeError, ValueError):
             continue
-    rows: list[dict[str, Any]] = []
+    rows: list[CoverageItem] = []
     for index, question in enumerate(sub_questions, start=1):
         item = by_index.get(index, {})
         ids = list(dict.fromkeys(str(e) for e in item.get("evidence_ids", []) if str(e) in by_id))
@@ -64,7 +65,7 @@ def normalize_coverage(
     return rows
 
 
-def next_queries(coverage: Sequence[Mapping[str, Any]], asked: Sequence[str], limit: int) -> list[str]:
+def next_queries(coverage: Sequence[CoverageItem], asked: Sequence[str], limit: int) -> list[str]:
     """Queries for the next round: gaps' proposals, new ones only, at most ``limit``.
 
     Args:
@@ -112,7 +113,7 @@ def research_blocker(request: ResearchRequest, used: Mapping[str, int], elapsed_
 def stop_after_round(
     request: ResearchRequest,
     round_number: int,
-    coverage: Sequence[Mapping[str, Any]],
+    coverage: Sequence[CoverageItem],
     empty_rounds: int,
     queries: Sequence[str],
     used: Mapping[str, int],

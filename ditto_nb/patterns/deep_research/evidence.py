@@ -8,11 +8,13 @@ paragraphs (same normalized text) count once. All functions here are pure.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Iterable, Sequence
+from typing import cast
 
 from ditto_nb.evidence.chunks import chunks_from_page
 from ditto_nb.evidence.rank import bm25_rank
+from ditto_nb.patterns.common.records import EvidenceItem, OmittedItem, PageRecord, PromptEvidence
+from ditto_nb.patterns.common.report_records import CoverageItem
 from ditto_nb.patterns.common.retrieval import question_entities, title_key
 
 EVIDENCE_CHAR_CAP = 48_000
@@ -25,7 +27,7 @@ PROMPT_EVIDENCE_CHARS = 2_400
 """Characters of evidence text shown to the model in one call (small local models)."""
 
 
-def serialized_size(item: Mapping[str, Any]) -> int:
+def serialized_size(item: EvidenceItem) -> int:
     """Characters of one evidence item as compact JSON.
 
     Args:
@@ -38,11 +40,11 @@ def serialized_size(item: Mapping[str, Any]) -> int:
 
 
 def accumulate(
-    evidence: Sequence[Mapping[str, Any]],
-    pages: Iterable[Mapping[str, Any]],
+    evidence: Sequence[EvidenceItem],
+    pages: Iterable[PageRecord],
     round_number: int,
     cap: int = EVIDENCE_CHAR_CAP,
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]], int]:
+) -> tuple[list[EvidenceItem], list[OmittedItem], int]:
     """Add the chunks of newly read pages to the evidence, deduplicated and capped.
 
     Args:
@@ -55,10 +57,10 @@ def accumulate(
         ``(evidence, omitted, new_count)``: the new evidence list, the chunks left out by the cap
         (``id``-less, with ``reason``), and how many distinct new chunks were added.
     """
-    out = [dict(item) for item in evidence]
+    out = [item.copy() for item in evidence]
     seen = {item["text"] for item in out}
     used = sum(serialized_size(item) for item in out)
-    omitted: list[dict[str, Any]] = []
+    omitted: list[OmittedItem] = []
     added = 0
     for page in pages:
         if page.get("failure") or not page.get("sha256"):
@@ -67,7 +69,7 @@ def accumulate(
             if chunk.text in seen:
                 continue
             seen.add(chunk.text)
-            item = chunk.model_dump()
+            item = cast(EvidenceItem, chunk.model_dump())
             item["id"] = f"E{len(out) + 1}"
             item["round"] = round_number
             size = serialized_size(item)
@@ -82,7 +84,7 @@ def accumulate(
     return out, omitted, added
 
 
-def entity_pages(evidence: Sequence[Mapping[str, Any]], text: str) -> list[str]:
+def entity_pages(evidence: Sequence[EvidenceItem], text: str) -> list[str]:
     """Ids of the evidence from pages whose title matches an entity ``text`` names.
 
     Titles match on :func:`~ditto_nb.patterns.common.retrieval.title_key` (case, spacing and a
@@ -100,7 +102,7 @@ def entity_pages(evidence: Sequence[Mapping[str, Any]], text: str) -> list[str]:
     return [str(item["id"]) for item in evidence if keys and title_key(str(item.get("title", ""))) in keys]
 
 
-def rank(evidence: Sequence[Mapping[str, Any]], texts: Iterable[str]) -> list[dict[str, Any]]:
+def rank(evidence: Sequence[EvidenceItem], texts: Iterable[str]) -> list[EvidenceItem]:
     """Order evidence: pages whose title is an entity named by ``texts`` first, then by BM25
     against ``texts`` (:func:`ditto_nb.evidence.bm25_rank`, the one ranking of the kit; ties keep
     accumulation order).
@@ -116,10 +118,10 @@ def rank(evidence: Sequence[Mapping[str, Any]], texts: Iterable[str]) -> list[di
     own = {eid for text in texts for eid in entity_pages(evidence, text)}
     ranked = bm25_rank(" ".join(texts), [f"{item['text']} {item.get('title', '')}" for item in evidence])
     ranked.sort(key=lambda r: str(evidence[r.index]["id"]) not in own)  # stable: BM25 order within each group
-    return [dict(evidence[r.index]) for r in ranked]
+    return [evidence[r.index].copy() for r in ranked]
 
 
-def prompt_view(items: Sequence[Mapping[str, Any]], limit_chars: int = PROMPT_EVIDENCE_CHARS) -> list[dict[str, Any]]:
+def prompt_view(items: Sequence[EvidenceItem], limit_chars: int = PROMPT_EVIDENCE_CHARS) -> list[PromptEvidence]:
     """The part of ``items`` shown to the model: ``id``, ``origin``, ``text``, within a char limit.
 
     Args:
@@ -129,7 +131,7 @@ def prompt_view(items: Sequence[Mapping[str, Any]], limit_chars: int = PROMPT_EV
     Returns:
         Items ``{"id", "origin", "text"}``; at least one when ``items`` is not empty.
     """
-    out: list[dict[str, Any]] = []
+    out: list[PromptEvidence] = []
     used = 0
     for item in items:
         size = len(str(item["text"]))
@@ -141,11 +143,11 @@ def prompt_view(items: Sequence[Mapping[str, Any]], limit_chars: int = PROMPT_EV
 
 
 def select_for_report(
-    evidence: Sequence[Mapping[str, Any]],
-    coverage: Sequence[Mapping[str, Any]],
+    evidence: Sequence[EvidenceItem],
+    coverage: Sequence[CoverageItem],
     texts: Iterable[str],
     limit: int = MAX_CITED_CHUNKS,
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+) -> tuple[list[EvidenceItem], list[OmittedItem]]:
     """Pick the chunks the report may cite, in priority order: per sub-question (round-robin),
     evidence from the page whose title is the entity it names, then the assessed evidence; then
     the rest by relevance (:func:`rank`).
@@ -175,8 +177,8 @@ def select_for_report(
         if str(item["id"]) not in ordered:
             ordered.append(str(item["id"]))
     chosen = set(ordered[:limit])
-    selected = [dict(by_id[eid]) for eid in ordered[:limit]]
-    left_out = [
+    selected = [by_id[eid].copy() for eid in ordered[:limit]]
+    left_out: list[OmittedItem] = [
         {"id": item["id"], "chunk_id": item["chunk_id"], "final_url": item["final_url"], "reason": "chunk-cap"}
         for item in evidence
         if str(item["id"]) not in chosen

@@ -17,13 +17,26 @@ draft with no verifiable finding (or a failed review) gets the single repair.
 from __future__ import annotations
 
 import hashlib
-from typing import Any
+from typing import cast
 
 from pydantic import BaseModel
+from typing_extensions import NotRequired, TypedDict
 
 from ditto_nb.errors import ReadFailed, SearchFailed
 from ditto_nb.patterns.common import add_ledgered_call, run_step
 from ditto_nb.patterns.common.partial import check_partial
+from ditto_nb.patterns.common.retrieval import clarification_needed
+from ditto_nb.patterns.common.records import (
+    EvidenceItem,
+    FailureItem,
+    JsonObject,
+    OmittedItem,
+    PageRecord,
+    PublishedFiles,
+    SearchArgs,
+    SearchResult,
+)
+from ditto_nb.patterns.common.report_records import CoverageItem, RoundItem
 from ditto_nb.patterns.deep_research import prompts
 from ditto_nb.patterns.deep_research.coverage import (
     next_queries,
@@ -32,8 +45,9 @@ from ditto_nb.patterns.deep_research.coverage import (
     stop_after_round,
 )
 from ditto_nb.patterns.deep_research.evidence import accumulate, prompt_view, rank
-from ditto_nb.patterns.deep_research.queries import first_round, reformulate, specs
-from ditto_nb.patterns.deep_research.report import render_markdown
+from ditto_nb.patterns.deep_research.prompts import Message, PlanDump
+from ditto_nb.patterns.deep_research.queries import Spec, first_round, reformulate, specs
+from ditto_nb.patterns.deep_research.report import ResearchReportJson, render_markdown
 from ditto_nb.patterns.deep_research.request import SYNTHESIS_RESERVE, ResearchRequest, parse_request
 from ditto_nb.patterns.deep_research.run_state import Plan, ResearchState, after_pending, model_call, run_graph
 from ditto_nb.patterns.deep_research.stage_models import stage_row
@@ -45,14 +59,37 @@ from ditto_nb.runtime.graph import graph
 from ditto_nb.web.policy import origin_of
 
 
-def _normalize_plan(request: ResearchRequest, raw: dict[str, Any]) -> dict[str, Any]:
-    """Checked plan. The topic is unclear only when the model says so AND asks something;
+class LoopInput(TypedDict):
+    """The research loop's input: the request, the model choice ``{"provider", "model"}`` and
+    where to stop (None, ``plan``, ``round`` or ``report``)."""
+
+    request: ResearchRequest | JsonObject
+    model: dict[str, str]
+    stop_after: NotRequired[str | None]
+
+
+class LoopResult(TypedDict, total=False):
+    """``{"status": "checkpoint", "stage", "round", "budgets"}`` or ``{"status": "done",
+    "report", "published"}``."""
+
+    status: str
+    stage: str
+    round: int
+    budgets: dict[str, dict[str, int]]
+    report: ResearchReportJson
+    published: PublishedFiles
+
+
+def _normalize_plan(request: ResearchRequest, raw: PlanDump) -> PlanDump:
+    """Checked plan. The topic is unclear only when the model says so AND the topic names nothing
+    to search for (:func:`clarification_needed`) AND the model asks something or gave no plan;
     ``clear=false`` with sub-questions or queries but no clarification question is researched
     (missing evidence is never disguised as an unclear request, SPEC §4)."""
     subs = [s.strip() for s in raw.get("sub_questions", []) if s.strip()][: request.max_queries]
     queries = [q.strip() for q in raw.get("queries", []) if q.strip()]
     questions = [q.strip() for q in raw.get("clarification_questions", []) if q.strip()]
-    clear = bool(raw.get("clear", True)) or (not questions and bool(subs or queries))
+    unclear = clarification_needed(request.question, not bool(raw.get("clear", True)))
+    clear = not unclear or (not questions and bool(subs or queries))
     if clear and not subs:
         subs = [request.question]
     queries = list(dict.fromkeys(queries + subs))[: request.max_queries]
@@ -66,12 +103,13 @@ def _read_key(round_number: int, url: str) -> str:
     return f"read:r{round_number}:{hashlib.sha256(url.encode('utf-8')).hexdigest()[:12]}"
 
 
-def _search_round(st: ResearchState, r: int, queries: list[dict[str, Any]], failures: list[dict[str, Any]]) -> Plan:
+def _search_round(st: ResearchState, r: int, queries: list[Spec],
+                  failures: list[FailureItem]) -> Plan[dict[str, list[SearchResult]]]:
     """Run the round's searches (specs ``{"text", "fallbacks", "entity"}``: the ``web_search``
     tool tries the relaxation ladder on zero hits, and title search for the entity); returns
     ``{"results": [...]}`` in query order."""
     request = st.request
-    results: list[dict[str, Any] | None] = []
+    results: list[SearchResult | None] = []
     g = graph(f"search:r{r}")
     after = after_pending(st)
     scheduled: dict[int, str] = {}
@@ -81,7 +119,7 @@ def _search_round(st: ResearchState, r: int, queries: list[dict[str, Any]], fail
         results.append(done)
         if done is None and st.ledger.can_charge("search"):
             st.ledger.charge("search")
-            args: dict[str, Any] = {"query": spec["text"], "limit": request.max_pages}
+            args: SearchArgs = {"query": spec["text"], "limit": request.max_pages}
             if spec.get("fallbacks"):
                 args["fallbacks"] = list(spec["fallbacks"])
             if spec.get("entity"):
@@ -100,11 +138,11 @@ def _search_round(st: ResearchState, r: int, queries: list[dict[str, Any]], fail
     return {"results": ran}
 
 
-def _read_round(st: ResearchState, r: int, urls: list[str], failures: list[dict[str, Any]],
-                omitted_urls: list[dict[str, Any]]) -> Plan:
+def _read_round(st: ResearchState, r: int, urls: list[str], failures: list[FailureItem],
+                omitted_urls: list[OmittedItem]) -> Plan[dict[str, list[PageRecord]]]:
     """Read the round's frozen URL list; returns ``{"pages": [...]}`` in URL order."""
     request = st.request
-    pages: list[dict[str, Any] | None] = []
+    pages: list[PageRecord | None] = []
     g = graph(f"read:r{r}")
     after = after_pending(st)
     scheduled: dict[int, str] = {}
@@ -132,8 +170,8 @@ def _read_round(st: ResearchState, r: int, urls: list[str], failures: list[dict[
     return {"pages": read}
 
 
-def _candidates(st: ResearchState, r: int, results: list[dict[str, Any]], seen_urls: set[str],
-                omitted_urls: list[dict[str, Any]]) -> list[str]:
+def _candidates(st: ResearchState, r: int, results: list[SearchResult], seen_urls: set[str],
+                omitted_urls: list[OmittedItem]) -> list[str]:
     request = st.request
     allowed = set(request.allowed_origins)
     urls: list[str] = list(request.reference_urls) if r == 1 else []
@@ -147,7 +185,7 @@ def _candidates(st: ResearchState, r: int, results: list[dict[str, Any]], seen_u
     return urls[: request.max_pages]
 
 
-def run_research_loop(inp: dict[str, Any]) -> Plan:
+def run_research_loop(inp: LoopInput) -> Plan[LoopResult]:
     """The research plan (a generator for ``runtime.loop``).
 
     Args:
@@ -163,29 +201,31 @@ def run_research_loop(inp: dict[str, Any]) -> Plan:
         ReadFailed, BudgetExceeded, UngroundedAnswer, and Worker errors unchanged.
     """
     request = parse_request(inp["request"])
-    model: dict[str, Any] = dict(inp["model"])
+    model: dict[str, str] = dict(inp["model"])
     stop_after = inp.get("stop_after")
     st = ResearchState(request, (yield from run_step(resume_graph(request))))
 
     if isinstance(st.rows.get("report"), dict):
-        return (yield from _publish(st, st.rows["report"]))
+        return (yield from _publish(st, cast(ResearchReportJson, st.rows["report"])))
 
     raw_plan = yield from model_call(st, "model:plan", "research-plan", prompts.plan_messages(request),
                                  prompts.PlanOutput, model)
-    plan = _normalize_plan(request, raw_plan)
+    plan = _normalize_plan(request, cast(PlanDump, raw_plan))
     st.pending.append(("stage/plan", stage_row("plan", plan)))
     if stop_after == "plan":
         return (yield from _checkpoint(st, "plan", 0))
 
-    evidence: list[dict[str, Any]] = []
-    omitted: list[dict[str, Any]] = []
-    omitted_urls: list[dict[str, Any]] = []
-    failures: list[dict[str, Any]] = []
-    rounds: list[dict[str, Any]] = []
+    evidence: list[EvidenceItem] = []
+    omitted: list[OmittedItem] = []
+    omitted_urls: list[OmittedItem] = []
+    failures: list[FailureItem] = []
+    rounds: list[RoundItem] = []
     asked: list[str] = []
     seen_urls: set[str] = set()
-    coverage = [{"index": i, "question": q, "status": "gap", "evidence_ids": [], "gap": "not researched yet",
-                 "next_queries": []} for i, q in enumerate(plan["sub_questions"], start=1)]
+    coverage: list[CoverageItem] = [
+        {"index": i, "question": q, "status": "gap", "evidence_ids": [], "gap": "not researched yet", "next_queries": []}
+        for i, q in enumerate(plan["sub_questions"], start=1)
+    ]
     stop_reason: str | None = None if plan["clear"] else "clarification"
     subs = list(plan["sub_questions"])
     queries = first_round(request.question, subs, plan["queries"], request.max_queries)
@@ -225,16 +265,16 @@ def run_research_loop(inp: dict[str, Any]) -> Plan:
             record = stage_row("round", {"round": r, "queries": list(frozen["queries"]), "reads": reads["urls"],
                                          "new_evidence": 0, "coverage": coverage, "assessed": False,
                                          "next_queries": [q["text"] for q in queries], "stop_reason": stop_reason})
-            rounds.append(record)
+            rounds.append(cast(RoundItem, record))
             st.pending.append((f"stage/round/{r}", record))
             if stop_reason is None and stop_after == "round" and st.worked:
                 return (yield from _checkpoint(st, "round", r))
             continue
         if st.done(key, "model", "assess") is None and st.used["model"] + 1 + SYNTHESIS_RESERVE > request.max_model_calls:
             stop_reason = "model-budget"
-            rounds.append(stage_row("round", {"round": r, "queries": list(frozen["queries"]), "reads": reads["urls"],
-                                              "new_evidence": added, "coverage": coverage, "assessed": False,
-                                              "stop_reason": stop_reason}))
+            rounds.append(cast(RoundItem, stage_row("round", {
+                "round": r, "queries": list(frozen["queries"]), "reads": reads["urls"], "new_evidence": added,
+                "coverage": coverage, "assessed": False, "stop_reason": stop_reason})))
             break
         shown = prompt_view(rank(evidence, [request.question, *subs, *frozen["queries"]]))
         raw = yield from model_call(st, key, "assess", prompts.assess_messages(request, subs, shown, asked),
@@ -254,14 +294,14 @@ def run_research_loop(inp: dict[str, Any]) -> Plan:
         record = stage_row("round", {"round": r, "queries": list(frozen["queries"]), "reads": reads["urls"],
                                      "new_evidence": added, "coverage": coverage, "assessed": True,
                                      "next_queries": [q["text"] for q in queries], "stop_reason": stop_reason})
-        rounds.append(record)
+        rounds.append(cast(RoundItem, record))
         st.pending.append((f"stage/round/{r}", record))
         if stop_after == "round" and st.worked:
             return (yield from _checkpoint(st, "round", r))
 
     st.pending.append(("stage/evidence", stage_row("evidence", {"items": evidence, "omitted": omitted})))
 
-    def ask(key: str, purpose: str, messages: list[dict[str, str]], schema: type[BaseModel]) -> Plan:
+    def ask(key: str, purpose: str, messages: list[Message], schema: type[BaseModel]) -> Plan[JsonObject]:
         return (yield from model_call(st, key, purpose, messages, schema, model))
 
     report = yield from synthesize(ask, request, plan, evidence, coverage, rounds, omitted, omitted_urls,
@@ -272,13 +312,13 @@ def run_research_loop(inp: dict[str, Any]) -> Plan:
     return (yield from _publish(st, report))
 
 
-def _checkpoint(st: ResearchState, stage: str, round_number: int) -> Plan:
+def _checkpoint(st: ResearchState, stage: str, round_number: int) -> Plan[LoopResult]:
     if st.pending:
         yield from run_graph(st, graph(f"checkpoint:{stage}"), stage, round_number)
     return {"status": "checkpoint", "stage": stage, "round": round_number, "budgets": st.budgets()}
 
 
-def _publish(st: ResearchState, report: dict[str, Any]) -> Plan:
+def _publish(st: ResearchState, report: ResearchReportJson) -> Plan[LoopResult]:
     g = graph("publish")
     cited = sorted({str(c["sha256"]) for c in report.get("cited_chunks", [])})
     g.node("verify", INTERACTION_ACT_TOOL, {"tool": TOOL_SNAPSHOTS, "args": {"sha256s": cited}}, after=after_pending(st))
@@ -288,4 +328,4 @@ def _publish(st: ResearchState, report: dict[str, Any]) -> Plan:
     return {"status": "done", "report": report, "published": out["publish"]}
 
 
-__all__ = ["run_research_loop"]
+__all__ = ["LoopInput", "LoopResult", "run_research_loop"]

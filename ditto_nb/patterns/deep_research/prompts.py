@@ -8,10 +8,15 @@ whose fields describe themselves. Every system message starts with ``Task: <purp
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from collections.abc import Sequence
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.json_schema import SkipJsonSchema
+from typing_extensions import TypedDict
 
+from ditto_nb.patterns.common.records import JsonObject, PromptEvidence
+from ditto_nb.patterns.common.report_records import CoverageItem, VerdictItem
 from ditto_nb.patterns.deep_research.request import ResearchRequest
 
 Message = dict[str, str]
@@ -22,7 +27,7 @@ SHOWN_CHUNK_CHARS = 360
 Quotes are still verified against the full stored paragraph."""
 
 
-def _compact_schema(schema: dict[str, Any]) -> None:
+def _compact_schema(schema: JsonObject) -> None:
     """Drop titles and the class docstring from a JSON schema: the schema goes into every prompt
     (``schema_instruction``) and small local models pay for each token; field descriptions stay."""
     schema.pop("title", None)
@@ -34,16 +39,36 @@ def _compact_schema(schema: dict[str, Any]) -> None:
 _COMPACT = ConfigDict(json_schema_extra=_compact_schema)
 
 
+STATEMENT_CHARS = 160
+"""A conclusion statement's cap in the output grammar (characters); a statement cut there loses its
+last partial word (:func:`ditto_nb.text.uncut`) before it is checked against its quote."""
+
+
+def _cap(chars: int) -> JsonObject:
+    """A string's length cap, in the JSON schema only (so in a local model's output grammar), not
+    in validation: output never runs into ``max_tokens`` (``ModelOutputTruncated`` ends a task),
+    and a provider without a grammar is not failed for a longer value."""
+    return {"maxLength": chars}
+
+
+def _caps(items: int, chars: int) -> JsonObject:
+    """A list's item-count and item-length caps (JSON schema only, see :func:`_cap`)."""
+    return {"maxItems": items, "items": {"type": "string", "maxLength": chars}}
+
+
 class PlanOutput(BaseModel):
     """The research plan (model output)."""
 
     model_config = _COMPACT
 
     clear: bool = Field(description="false only if the topic is too vague to research")
-    goal: str = Field(default="", description="one sentence")
-    sub_questions: list[str] = Field(default_factory=list, description="short sub-questions")
-    queries: list[str] = Field(default_factory=list, description="one short search query per sub-question")
-    clarification_questions: list[str] = Field(default_factory=list, description="only when clear is false")
+    goal: str = Field(default="", description="one sentence", json_schema_extra=_cap(160))
+    sub_questions: list[str] = Field(default_factory=list, description="short sub-questions",
+                                     json_schema_extra=_caps(3, 110))
+    queries: list[str] = Field(default_factory=list, description="one short search query per sub-question",
+                               json_schema_extra=_caps(3, 60))
+    clarification_questions: list[str] = Field(default_factory=list, description="only when clear is false",
+                                               json_schema_extra=_caps(3, 110))
 
 
 class Assessment(BaseModel):
@@ -53,9 +78,12 @@ class Assessment(BaseModel):
 
     index: int = Field(description="sub-question number")
     status: Literal["covered", "gap", "conflict"] = Field(description="covered, gap or conflict")
-    evidence_ids: list[str] = Field(default_factory=list, description="ids like E1 that answer it")
-    gap: str = Field(default="", description="missing fact in a few words, empty when covered")
-    next_queries: list[str] = Field(default_factory=list, description="one short new search query for a gap")
+    evidence_ids: list[str] = Field(default_factory=list, description="ids like E1 that answer it",
+                                    json_schema_extra=_caps(4, 6))
+    gap: str = Field(default="", description="missing fact in a few words, empty when covered",
+                     json_schema_extra=_cap(90))
+    next_queries: list[str] = Field(default_factory=list, description="one short new search query for a gap",
+                                    json_schema_extra=_caps(2, 60))
 
 
 class AssessOutput(BaseModel):
@@ -72,9 +100,12 @@ class Conclusion(BaseModel):
     model_config = _COMPACT
 
     index: int = Field(default=1, description="sub-question number")
-    statement: str = Field(description="one short sentence")
-    chunk_id: str = Field(description="evidence id, e.g. E1")
-    quote: str = Field(description="one sentence copied word for word from that evidence")
+    statement: str = Field(description="one short sentence", json_schema_extra=_cap(STATEMENT_CHARS))
+    chunk_id: str = Field(description="evidence id, e.g. E1", json_schema_extra=_cap(6))
+    quote: SkipJsonSchema[str] = ""
+    """Not in the schema (so not in a local model's grammar): code quotes the sentence of the named
+    evidence item that states the finding (:func:`ditto_nb.patterns.deep_research.synthesis.complete_quotes`).
+    A quote a model writes anyway is kept and verified as written."""
 
 
 class DraftOutput(BaseModel):
@@ -82,9 +113,13 @@ class DraftOutput(BaseModel):
 
     model_config = _COMPACT
 
-    summary: str = Field(description="two sentences: what is known and what is not")
-    conclusions: list[Conclusion] = Field(default_factory=list, description="findings, one quote each")
-    unknowns: list[str] = Field(default_factory=list, description="what the evidence does not answer")
+    summary: SkipJsonSchema[str] = ""
+    """Not in the schema: the published summary is composed by code from the published findings
+    (:func:`ditto_nb.patterns.deep_research.synthesis.summary_of`)."""
+    conclusions: list[Conclusion] = Field(default_factory=list, description="findings, one evidence id each",
+                                          json_schema_extra={"maxItems": 4})
+    unknowns: list[str] = Field(default_factory=list, description="what the evidence does not answer",
+                                json_schema_extra=_caps(3, 100))
 
 
 NOT_STATED = "not stated"
@@ -98,7 +133,7 @@ class Verdict(BaseModel):
 
     n: int = Field(description="finding number")
     verdict: Literal["supported", "not stated"] = Field(description="not stated: the quote does not state this")
-    reason: str = Field(default="", description="a few words")
+    reason: str = Field(default="", description="a few words", json_schema_extra=_cap(60))
 
 
 class ReviewOutput(BaseModel):
@@ -108,7 +143,49 @@ class ReviewOutput(BaseModel):
 
     verdicts: list[Verdict] = Field(default_factory=list, description="one per finding")
     ok: bool = Field(description="true if every finding is supported by its quote and gaps are stated")
-    problems: list[str] = Field(default_factory=list, description="problems found, empty when ok")
+    problems: list[str] = Field(default_factory=list, description="problems found, empty when ok",
+                                json_schema_extra=_caps(3, 100))
+
+
+class PlanDump(TypedDict, total=False):
+    """A :class:`PlanOutput` dump (also the checked plan committed to ``stage/plan``)."""
+
+    clear: bool
+    goal: str
+    sub_questions: list[str]
+    queries: list[str]
+    clarification_questions: list[str]
+
+
+class AssessDump(TypedDict):
+    """An :class:`AssessOutput` dump."""
+
+    items: list[CoverageItem]
+
+
+class FindingDump(TypedDict, total=False):
+    """A :class:`Conclusion` dump (what the review sees has ``statement`` and ``quote`` only)."""
+
+    index: int
+    statement: str
+    chunk_id: str
+    quote: str
+
+
+class DraftDump(TypedDict, total=False):
+    """A :class:`DraftOutput` dump."""
+
+    summary: str
+    conclusions: list[FindingDump]
+    unknowns: list[str]
+
+
+class ReviewDump(TypedDict, total=False):
+    """A :class:`ReviewOutput` dump."""
+
+    verdicts: list[VerdictItem]
+    ok: bool
+    problems: list[str]
 
 
 def _system(purpose: str, body: str) -> Message:
@@ -131,7 +208,7 @@ def shown_text(text: str, limit: int = SHOWN_CHUNK_CHARS) -> str:
     return f"{cut}…"
 
 
-def _evidence_block(chunks: list[dict[str, Any]]) -> str:
+def _evidence_block(chunks: Sequence[PromptEvidence]) -> str:
     return "\n".join(f"[{c['id']}] ({c['origin']}) {shown_text(str(c['text']))}" for c in chunks) or "(no evidence)"
 
 
@@ -161,7 +238,7 @@ def plan_messages(request: ResearchRequest) -> list[Message]:
 
 
 def assess_messages(
-    request: ResearchRequest, sub_questions: list[str], chunks: list[dict[str, Any]], asked: list[str]
+    request: ResearchRequest, sub_questions: list[str], chunks: Sequence[PromptEvidence], asked: list[str]
 ) -> list[Message]:
     """Messages of an ``assess`` call (one per round).
 
@@ -187,7 +264,7 @@ def assess_messages(
 
 
 def report_messages(
-    request: ResearchRequest, sub_questions: list[str], chunks: list[dict[str, Any]], gaps: list[str],
+    request: ResearchRequest, sub_questions: list[str], chunks: Sequence[PromptEvidence], gaps: list[str],
     pages: dict[int, list[str]] | None = None,
 ) -> list[Message]:
     """Messages of the ``report`` call.
@@ -204,10 +281,10 @@ def report_messages(
         Chat messages (system first).
     """
     body = (
-        "Write at most 3 findings from the evidence only. Each finding: a short statement, the id of ONE "
-        "evidence item, and one sentence copied word for word from it as quote; the quote must state the "
-        "finding, its names and numbers. If sources disagree, one finding per source. List what stays "
-        "unknown. JSON only."
+        "Write at most 3 findings from the evidence only. Each finding: a short statement of one fact "
+        "with its names and numbers, and the id of the ONE evidence item that states it (code quotes "
+        "that item's sentence). If sources disagree, one finding per source. List what stays unknown. "
+        "JSON only."
     )
     user = (
         f"Topic: {request.question}\nSub-questions:\n{_questions(sub_questions, pages)}\n"
@@ -216,13 +293,13 @@ def report_messages(
     return [_system("report", body), {"role": "user", "content": user}]
 
 
-def _findings(draft: dict[str, Any]) -> str:
+def _findings(draft: DraftDump) -> str:
     rows = [f"{n}. Statement: {c.get('statement', '')}\n   Quote: \"{c.get('quote', '')}\""
             for n, c in enumerate(draft.get("conclusions", []), start=1)]
     return "\n".join(rows) or "(no findings)"
 
 
-def review_messages(draft: dict[str, Any], coverage: list[dict[str, Any]], gaps: list[str]) -> list[Message]:
+def review_messages(draft: DraftDump, coverage: Sequence[CoverageItem], gaps: list[str]) -> list[Message]:
     """Messages of the independent ``review`` call.
 
     The reviewer sees each finding's statement and its (already verified) quote side by side and
@@ -252,7 +329,7 @@ def review_messages(draft: dict[str, Any], coverage: list[dict[str, Any]], gaps:
 
 
 def repair_messages(
-    draft: dict[str, Any], problems: list[str], chunks: list[dict[str, Any]], gaps: list[str]
+    draft: DraftDump, problems: list[str], chunks: Sequence[PromptEvidence], gaps: list[str]
 ) -> list[Message]:
     """Messages of the single ``repair`` call.
 
@@ -266,8 +343,8 @@ def repair_messages(
         Chat messages (system first).
     """
     body = (
-        "Fix the research report: remove or correct each listed problem. Each finding quotes one sentence "
-        "word for word from the evidence item it names. JSON only."
+        "Fix the research report: remove or correct each listed problem. Each finding states one fact "
+        "that the evidence item it names states (code quotes that item's sentence). JSON only."
     )
     user = (
         f"Summary: {draft.get('summary', '')}\nFindings:\n{_findings(draft)}\nProblems: {json.dumps(problems)}\n"
@@ -277,13 +354,15 @@ def repair_messages(
 
 
 MAX_TOKENS: dict[str, int] = {
-    "research-plan": 200,
-    "assess": 300,
-    "report": 450,
-    "review": 260,
-    "repair": 450,
+    "research-plan": 320,
+    "assess": 360,
+    "report": 640,
+    "review": 320,
+    "repair": 640,
 }
-"""Completion token limit per purpose (tokens): small outputs keep small local models fast."""
+"""Completion token limit per purpose (tokens). The schemas' length caps (:func:`_cap`) keep a
+grammar-bound output below these (a truncated output ends the task with ``ModelOutputTruncated``:
+measured, a 200-token plan limit cut a three-sub-question plan)."""
 
 OUTPUT_SCHEMAS: dict[str, type[BaseModel]] = {
     "research-plan": PlanOutput,
@@ -297,12 +376,18 @@ OUTPUT_SCHEMAS: dict[str, type[BaseModel]] = {
 __all__ = [
     "MAX_TOKENS",
     "NOT_STATED",
+    "STATEMENT_CHARS",
     "OUTPUT_SCHEMAS",
+    "AssessDump",
     "AssessOutput",
     "Assessment",
     "Conclusion",
+    "DraftDump",
     "DraftOutput",
+    "FindingDump",
+    "PlanDump",
     "PlanOutput",
+    "ReviewDump",
     "ReviewOutput",
     "Verdict",
     "SHOWN_CHUNK_CHARS",

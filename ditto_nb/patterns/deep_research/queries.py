@@ -19,15 +19,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from typing import Any
 
+from ditto_nb.patterns.common.records import SearchSpec
 from ditto_nb.patterns.common.retrieval import (
     build_queries,
     question_entities,
     relaxations,
 )
 
-Spec = dict[str, Any]
+Spec = SearchSpec
+"""A search spec ``{"text", "fallbacks", "entity"}`` (:class:`~ditto_nb.patterns.common.records.SearchSpec`)."""
 
 
 def _key(text: str) -> str:
@@ -61,7 +62,7 @@ def first_round(question: str, sub_questions: Sequence[str], planned: Sequence[s
         At most ``limit`` specs ``{"text", "fallbacks", "entity"}``.
     """
     entities = _entities([question, *sub_questions])
-    out = []
+    out: list[Spec] = []
     for q in build_queries(question, planned, limit):
         names = [e for e in entities if e.lower() in q.text.lower()]
         ladder = list(dict.fromkeys([*q.fallbacks, *relaxations(q.text, entities)]))[:4]

@@ -6,14 +6,27 @@ side's quote and pick no winner; what the caps left out and the remaining gaps a
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from collections.abc import Sequence
+from typing import Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field
+from typing_extensions import TypedDict
 
 from ditto_nb.evidence import Chunk, verify_quote
 from ditto_nb.evidence.citation import Citation, citation_fields
+from ditto_nb.patterns.common.records import EvidenceItem, FailureItem, OmittedItem
+from ditto_nb.patterns.common.report_records import (
+    ConclusionItem,
+    ConflictItem,
+    ConflictSide,
+    CoverageItem,
+    ReviewSummary,
+    RoundItem,
+    WithheldFinding,
+)
+from ditto_nb.patterns.deep_research.prompts import STATEMENT_CHARS, DraftDump
 from ditto_nb.patterns.deep_research.request import StopReason
+from ditto_nb.text import uncut
 
 
 ReportStatus = Literal["complete", "partial", "needs-clarification"]
@@ -66,23 +79,52 @@ class ResearchReport(BaseModel):
     clarification_questions: list[str] = Field(default_factory=list)
     summary: str
     conclusions: list[CitedConclusion] = Field(default_factory=list)
-    withheld: list[dict[str, Any]] = Field(default_factory=list)
-    conflicts: list[dict[str, Any]] = Field(default_factory=list)
+    withheld: list[WithheldFinding] = Field(default_factory=list)
+    conflicts: list[ConflictItem] = Field(default_factory=list)
     unknowns: list[str] = Field(default_factory=list)
-    coverage: list[dict[str, Any]] = Field(default_factory=list)
-    rounds: list[dict[str, Any]] = Field(default_factory=list)
-    cited_chunks: list[dict[str, Any]] = Field(default_factory=list)
-    omitted: list[dict[str, Any]] = Field(default_factory=list)
-    omitted_urls: list[dict[str, Any]] = Field(default_factory=list)
-    failures: list[dict[str, Any]] = Field(default_factory=list)
+    coverage: list[CoverageItem] = Field(default_factory=list)
+    rounds: list[RoundItem] = Field(default_factory=list)
+    cited_chunks: list[EvidenceItem] = Field(default_factory=list)
+    omitted: list[OmittedItem] = Field(default_factory=list)
+    omitted_urls: list[OmittedItem] = Field(default_factory=list)
+    failures: list[FailureItem] = Field(default_factory=list)
     budgets: dict[str, dict[str, int]] = Field(default_factory=dict)
-    review: dict[str, Any] = Field(default_factory=dict)
+    review: ReviewSummary = Field(default_factory=lambda: ReviewSummary())
+    generated_at: str
+
+
+class ResearchReportJson(TypedDict, total=False):
+    """The JSON of :class:`ResearchReport` (``stage/report``, ``output/report.json``)."""
+
+    id: str
+    question: str
+    research_type: str
+    audience: str
+    scope: str
+    goal: str
+    sub_questions: list[str]
+    status: str
+    stop_reason: str
+    clarification_questions: list[str]
+    summary: str
+    conclusions: list[ConclusionItem]
+    withheld: list[WithheldFinding]
+    conflicts: list[ConflictItem]
+    unknowns: list[str]
+    coverage: list[CoverageItem]
+    rounds: list[RoundItem]
+    cited_chunks: list[EvidenceItem]
+    omitted: list[OmittedItem]
+    omitted_urls: list[OmittedItem]
+    failures: list[FailureItem]
+    budgets: dict[str, dict[str, int]]
+    review: ReviewSummary
     generated_at: str
 
 
 def check_draft(
-    draft: Mapping[str, Any], selected: Sequence[Mapping[str, Any]]
-) -> tuple[list[dict[str, Any]], list[str]]:
+    draft: DraftDump, selected: Sequence[EvidenceItem]
+) -> tuple[list[ConclusionItem], list[str]]:
     """Verify every conclusion's quote against the chunk it names (one finding, one quote).
 
     The ONE quote rule of :mod:`ditto_nb.evidence.quotes` applies: the quote must be found in
@@ -100,10 +142,10 @@ def check_draft(
     chunks: dict[str, Chunk] = {}
     ids: dict[str, str] = {}
     for item in selected:
-        chunk = Chunk.model_validate({name: item[name] for name in Chunk.model_fields if name in item})
+        chunk = Chunk.model_validate({name: value for name, value in item.items() if name in Chunk.model_fields})
         chunks[str(item["id"])] = chunks[chunk.chunk_id] = chunk
         ids[str(item["id"])] = ids[chunk.chunk_id] = str(item["id"])
-    out: list[dict[str, Any]] = []
+    out: list[ConclusionItem] = []
     problems: list[str] = []
     for n, row in enumerate(draft.get("conclusions", []), start=1):
         ref = str(row.get("chunk_id", "")).strip().strip("[]")
@@ -111,17 +153,18 @@ def check_draft(
         if not check.ok:
             problems.append(f"conclusion {n}: {check.reason} ({ref})")
             continue
-        out.append(CitedConclusion(
-            index=int(row.get("index", 0) or 0), statement=str(row.get("statement", "")), evidence_id=ids[ref],
+        out.append(cast(ConclusionItem, CitedConclusion(
+            index=int(row.get("index", 0) or 0), statement=uncut(str(row.get("statement", "")), STATEMENT_CHARS),
+            evidence_id=ids[ref],
             **citation_fields(check),  # type: ignore[arg-type]
-        ).model_dump())
+        ).model_dump()))
     return out, problems
 
 
 def conflict_sides(
-    coverage: Sequence[Mapping[str, Any]], conclusions: Sequence[Mapping[str, Any]],
-    evidence: Sequence[Mapping[str, Any]],
-) -> list[dict[str, Any]]:
+    coverage: Sequence[CoverageItem], conclusions: Sequence[ConclusionItem],
+    evidence: Sequence[EvidenceItem],
+) -> list[ConflictItem]:
     """Both (all) sides of each conflicting sub-question, each with an exact quote.
 
     A side's quote is the draft's verified quote from that chunk when there is one, else the
@@ -137,11 +180,11 @@ def conflict_sides(
     """
     by_id = {str(item["id"]): item for item in evidence}
     quoted = {str(c["evidence_id"]): str(c["quote"]) for c in conclusions}
-    out: list[dict[str, Any]] = []
+    out: list[ConflictItem] = []
     for row in coverage:
         if row["status"] != "conflict":
             continue
-        sides = []
+        sides: list[ConflictSide] = []
         for eid in row["evidence_ids"]:
             item = by_id[eid]
             sides.append({"evidence_id": eid, "origin": item["origin"], "final_url": item["final_url"],
@@ -150,7 +193,7 @@ def conflict_sides(
     return out
 
 
-def render_markdown(report: Mapping[str, Any]) -> str:
+def render_markdown(report: ResearchReportJson) -> str:
     """Render a report (JSON form) as Markdown.
 
     Args:
@@ -209,4 +252,5 @@ def render_markdown(report: Mapping[str, Any]) -> str:
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
-__all__ = ["CitedConclusion", "ReportStatus", "ResearchReport", "check_draft", "conflict_sides", "render_markdown"]
+__all__ = ["CitedConclusion", "ReportStatus", "ResearchReport", "ResearchReportJson", "check_draft", "conflict_sides",
+           "render_markdown"]

@@ -8,13 +8,15 @@ is one budgeted model call through the one ledgered dispatch.
 
 from __future__ import annotations
 
-from collections.abc import Generator
-from typing import Any
+from collections.abc import Generator, Mapping
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
 from ditto_nb.patterns.common import Ledger, add_ledgered_call, run_step
+from ditto_nb.patterns.common.records import JsonObject
 from ditto_nb.patterns.deep_research import prompts
+from ditto_nb.patterns.deep_research.prompts import Message
 from ditto_nb.patterns.deep_research.request import ResearchRequest
 from ditto_nb.patterns.deep_research.stage_models import RESEARCH
 from ditto_nb.patterns.deep_research.stages import (
@@ -26,18 +28,20 @@ from ditto_nb.patterns.deep_research.stages import (
     task_scope,
 )
 from ditto_nb.runtime.capabilities import INFER_REASONING_SAMPLE
-from ditto_nb.runtime.graph import Graph, GraphStep, graph
+from ditto_nb.runtime.graph import Graph, GraphStep, NodeOutputs, graph
 
-Plan = Generator[GraphStep, dict[str, Any], dict[str, Any]]
+T = TypeVar("T")
+Plan = Generator[GraphStep, NodeOutputs, T]
+"""A plan sub-generator: yields graph steps, receives their outputs ``{node_id: output}``, returns ``T``."""
 BUDGET_LIMITS = {"search": "max_searches", "read": "max_read_pages", "model": "max_model_calls"}
 
 
 class ResearchState:
     """What the plan knows: Memory rows from ``resume``, the ledger and counters, the clock."""
 
-    def __init__(self, request: ResearchRequest, resumed: dict[str, Any]) -> None:
+    def __init__(self, request: ResearchRequest, resumed: NodeOutputs) -> None:
         self.request = request
-        self.rows: dict[str, Any] = {str(k): v for node in RESUME_ROW_NODES for k, v in resumed[node] or []}
+        self.rows: dict[str, JsonObject] = {str(k): v for node in RESUME_ROW_NODES for k, v in resumed[node] or []}
         if resumed["report"] is not None:
             self.rows["report"] = resumed["report"]
         limits = {kind: int(getattr(request, field)) for kind, field in BUDGET_LIMITS.items()}
@@ -60,7 +64,7 @@ class ResearchState:
         return self.ledger.budgets()
 
 
-def run_graph(st: ResearchState, g: Graph, stage: str, round_number: int = 0) -> Plan:
+def run_graph(st: ResearchState, g: Graph, stage: str, round_number: int = 0) -> Plan[NodeOutputs]:
     """Finish ``g`` (queued writes, Context update, clock), run it, and return its outputs."""
     add_persist(g, st.request.namespace, st.pending)
     context_node(g, st.request, {"stage": stage, "round": round_number})
@@ -76,8 +80,8 @@ def after_pending(st: ResearchState) -> tuple[str, ...]:
     return ("persist",) if st.pending else ()
 
 
-def model_call(st: ResearchState, key: str, purpose: str, messages: list[dict[str, str]], schema: type[BaseModel],
-           model: dict[str, Any], round_number: int = 0) -> Plan:
+def model_call(st: ResearchState, key: str, purpose: str, messages: list[Message], schema: type[BaseModel],
+           model: Mapping[str, str], round_number: int = 0) -> Plan[JsonObject]:
     """One budgeted model call (reused from the ledger when done); returns the validated dump."""
     output = st.done(key, "model", purpose)
     if output is None:

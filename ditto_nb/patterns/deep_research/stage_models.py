@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from ditto_nb.patterns.common.records import EvidenceItem, JsonObject, OmittedItem
 from ditto_nb.patterns.common.stage import PatternSpec, ReplayPolicy, Stage, StageOutput
 from ditto_nb.patterns.deep_research.report import ResearchReport
 
@@ -57,8 +58,8 @@ class RoundRecord(StageOutput):
 class EvidenceStage(StageOutput):
     """``stage/evidence``: the accumulated evidence items and what the caps left out."""
 
-    items: list[dict[str, Any]]
-    omitted: list[dict[str, Any]] = Field(default_factory=list)
+    items: list[EvidenceItem]
+    omitted: list[OmittedItem] = Field(default_factory=list)
 
 
 RESEARCH_REPLAY = ReplayPolicy(reuse_failed_dispatches=True, persisted_start_clock=True)
@@ -76,7 +77,7 @@ RESEARCH = PatternSpec(
 """Deep research declared as stages; the round loop in ``plan.py`` drives them."""
 
 
-def stage_row(name: str, value: Any) -> dict[str, Any]:
+def stage_row(name: str, value: Any) -> JsonObject:
     """The JSON committed for research stage ``name`` (validated by its output model).
 
     Raises:

@@ -25,12 +25,13 @@ What research adds, as policy rather than copies:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from pydantic import BaseModel
 
 from ditto_nb.patterns.common import TaskScope, binding_for, build_resume_graph, check_binding
+from ditto_nb.patterns.common.records import MemoryCall, ModelPayload
 from ditto_nb.patterns.deep_research.request import ResearchRequest
 from ditto_nb.patterns.deep_research.tools import TOOL_CLOCK
 from ditto_nb.runtime.capabilities import (
@@ -39,7 +40,7 @@ from ditto_nb.runtime.capabilities import (
     MEMORY_GET,
     MEMORY_WRITE,
 )
-from ditto_nb.runtime.graph import Graph
+from ditto_nb.runtime.graph import Graph, NodeOutputs
 
 STARTED_KEY = "started_at"
 """Memory key of the persisted start time (seconds since the epoch, written once)."""
@@ -93,9 +94,9 @@ def add_persist(g: Graph, namespace: str, writes: list[tuple[str, Any]]) -> None
 
 
 def model_payload(
-    model: dict[str, Any], purpose: str, messages: list[dict[str, str]], schema: type[BaseModel],
+    model: Mapping[str, str], purpose: str, messages: list[dict[str, str]], schema: type[BaseModel],
     max_tokens: int | None = None,
-) -> dict[str, Any]:
+) -> ModelPayload:
     """The ``INFER.REASONING.SAMPLE`` input of one research model call.
 
     Args:
@@ -108,7 +109,7 @@ def model_payload(
     Returns:
         The Infer Worker input.
     """
-    payload: dict[str, Any] = {
+    payload: ModelPayload = {
         "provider": model["provider"],
         "model": model["model"],
         "messages": messages,
@@ -140,8 +141,8 @@ def resume_graph(request: ResearchRequest) -> Graph:
     g = build_resume_graph(task, binding)
     add_clock(g)
 
-    def checked(make: Callable[[dict[str, Any]], dict[str, Any]]) -> Callable[[dict[str, Any]], dict[str, Any]]:
-        def compute(deps: dict[str, Any]) -> dict[str, Any]:
+    def checked(make: Callable[[NodeOutputs], MemoryCall]) -> Callable[[NodeOutputs], MemoryCall]:
+        def compute(deps: NodeOutputs) -> MemoryCall:
             check_binding(deps["binding"], binding)
             return make(deps)
 
@@ -156,7 +157,9 @@ def resume_graph(request: ResearchRequest) -> Graph:
     return g
 
 
-def context_node(g: Graph, request: ResearchRequest, update: dict[str, Any], after: tuple[str, ...] = ()) -> None:
+def context_node(
+    g: Graph, request: ResearchRequest, update: Mapping[str, str | int], after: tuple[str, ...] = ()
+) -> None:
     """Add a ``context`` node writing the working set ``update`` to the task's Context.
 
     Args:

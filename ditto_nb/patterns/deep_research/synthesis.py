@@ -18,34 +18,48 @@ published). Coverage is then recomputed from what is published (:func:`published
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Mapping, Sequence
+from collections.abc import Callable, Generator, Sequence
 from datetime import datetime, timezone
-from typing import Any, cast
+from typing import TypeVar, cast
 
 from pydantic import BaseModel
+from typing_extensions import TypedDict
 
 from ditto_nb.errors import UngroundedAnswer
+from ditto_nb.evidence.quote_pick import quote_for
 from ditto_nb.evidence.support import check_support
+from ditto_nb.patterns.common.records import EvidenceItem, FailureItem, JsonObject, OmittedItem, PromptEvidence
+from ditto_nb.patterns.common.report_records import (
+    ConclusionItem,
+    CoverageItem,
+    ReviewSummary,
+    RoundItem,
+    WithheldFinding,
+)
 from ditto_nb.patterns.deep_research import prompts
+from ditto_nb.patterns.deep_research.prompts import DraftDump, FindingDump, Message, PlanDump, ReviewDump
 from ditto_nb.patterns.deep_research.evidence import entity_pages, select_for_report
 from ditto_nb.patterns.deep_research.report import (
     CitedConclusion,
     ReportStatus,
     ResearchReport,
+    ResearchReportJson,
     check_draft,
     conflict_sides,
 )
 from ditto_nb.patterns.deep_research.request import STOP_REASONS, ResearchRequest, StopReason
-from ditto_nb.runtime.graph import GraphStep
+from ditto_nb.runtime.graph import GraphStep, NodeOutputs
 
-Plan = Generator[GraphStep, dict[str, Any], dict[str, Any]]
-Ask = Callable[[str, str, list[dict[str, str]], type[BaseModel]], Plan]
+T = TypeVar("T")
+Plan = Generator[GraphStep, NodeOutputs, T]
+"""A plan sub-generator: yields graph steps, receives their outputs, returns ``T``."""
+Ask = Callable[[str, str, list[Message], type[BaseModel]], Plan[JsonObject]]
 """``ask(ledger_key, purpose, messages, schema)``: one budgeted model call (validated dump)."""
 
 
 def support_split(
-    conclusions: Sequence[Mapping[str, Any]], selected: Sequence[Mapping[str, Any]]
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    conclusions: Sequence[ConclusionItem], selected: Sequence[EvidenceItem]
+) -> tuple[list[ConclusionItem], list[WithheldFinding]]:
     """Split quote-verified conclusions by the lexical support check.
 
     Args:
@@ -57,27 +71,27 @@ def support_split(
         "evidence_id", "title", "reasons"}``.
     """
     by_id = {str(item["id"]): item for item in selected}
-    kept: list[dict[str, Any]] = []
-    rejected: list[dict[str, Any]] = []
+    kept: list[ConclusionItem] = []
+    rejected: list[WithheldFinding] = []
     for c in conclusions:
-        chunk = by_id.get(str(c["evidence_id"]), {})
+        chunk: EvidenceItem = by_id.get(str(c["evidence_id"]), {})
         check = check_support(str(c["statement"]), str(c["quote"]), paragraph=str(chunk.get("text", "")),
                               title=str(c.get("title", "")))
         if check.ok:
-            kept.append(dict(c))
+            kept.append(c.copy())
         else:
             rejected.append(_withheld(c, list(check.reasons)))
     return kept, rejected
 
 
-def _withheld(c: Mapping[str, Any], reasons: list[str]) -> dict[str, Any]:
+def _withheld(c: ConclusionItem | WithheldFinding, reasons: list[str]) -> WithheldFinding:
     return {"index": c.get("index", 0), "statement": str(c["statement"]), "quote": str(c["quote"]),
             "evidence_id": str(c.get("evidence_id", "")), "title": str(c.get("title", "")), "reasons": reasons}
 
 
 def apply_verdicts(
-    conclusions: Sequence[Mapping[str, Any]], verdict: Mapping[str, Any]
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    conclusions: Sequence[ConclusionItem], verdict: ReviewDump
+) -> tuple[list[ConclusionItem], list[WithheldFinding]]:
     """Enforce the review's per-finding verdicts: ``not stated`` rejects the finding.
 
     Args:
@@ -89,20 +103,21 @@ def apply_verdicts(
     """
     refused = {int(v["n"]): str(v.get("reason") or "") for v in verdict.get("verdicts", [])
                if v.get("verdict") == prompts.NOT_STATED}
-    kept, rejected = [], []
+    kept: list[ConclusionItem] = []
+    rejected: list[WithheldFinding] = []
     for n, c in enumerate(conclusions, start=1):
         if n in refused:
             reason = "the review found the quote does not state this" + (f" ({refused[n]})" if refused[n] else "")
             rejected.append(_withheld(c, [reason]))
         else:
-            kept.append(dict(c))
+            kept.append(c.copy())
     return kept, rejected
 
 
 def published_coverage(
-    coverage: Sequence[Mapping[str, Any]], conclusions: Sequence[Mapping[str, Any]],
-    withheld: Sequence[Mapping[str, Any]],
-) -> list[dict[str, Any]]:
+    coverage: Sequence[CoverageItem], conclusions: Sequence[ConclusionItem],
+    withheld: Sequence[WithheldFinding],
+) -> list[CoverageItem]:
     """Coverage consistent with the report: ``covered`` only when a published conclusion cites
     evidence for the sub-question (a finding counts for the sub-question its ``index`` names; one
     naming no planned sub-question counts where the row lists its evidence id); otherwise
@@ -118,59 +133,124 @@ def published_coverage(
     """
     indexes = {int(row["index"]) for row in coverage}
 
-    def counts(c: Mapping[str, Any], row: Mapping[str, Any]) -> bool:
+    def counts(c: ConclusionItem | WithheldFinding, row: CoverageItem) -> bool:
         # A finding counts for the sub-question it names; one naming none counts by evidence id.
         index = int(c.get("index", 0) or 0)
         return index == row["index"] if index in indexes else str(c["evidence_id"]) in row["evidence_ids"]
 
-    rows = []
+    rows: list[CoverageItem] = []
     for row in coverage:
-        new = dict(row)
+        new = row.copy()
         if row["status"] != "conflict":
             cites = [c for c in conclusions if counts(c, row)]
             if cites:
                 cited = [str(c["evidence_id"]) for c in cites]
-                new.update(status="covered", gap="", next_queries=[],
-                           evidence_ids=list(dict.fromkeys([*cited, *row["evidence_ids"]])))
+                new["status"], new["gap"], new["next_queries"] = "covered", "", []
+                new["evidence_ids"] = list(dict.fromkeys([*cited, *row["evidence_ids"]]))
             else:
                 lost = [w for w in withheld if counts(w, row)]
                 gap = (f"its finding was withheld: {'; '.join(lost[0]['reasons'])}" if lost
                        else row.get("gap") or "no published conclusion supports it")
-                new.update(status="gap", gap=gap)
+                new["status"], new["gap"] = "gap", gap
         rows.append(new)
     return rows
 
 
-def _reviewed(draft: Mapping[str, Any], conclusions: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def _reviewed(draft: DraftDump, conclusions: Sequence[ConclusionItem]) -> DraftDump:
     """What the independent review sees: the summary, the checked findings, the unknowns."""
     return {"summary": draft.get("summary", ""), "unknowns": draft.get("unknowns", []),
             "conclusions": [{"statement": c["statement"], "quote": c["quote"]} for c in conclusions]}
 
 
-def _reasons(rejected: Sequence[Mapping[str, Any]]) -> list[str]:
+def _reasons(rejected: Sequence[WithheldFinding]) -> list[str]:
     return [f"finding \"{w['statement']}\" ({w['evidence_id']}): {'; '.join(w['reasons'])}" for w in rejected]
 
 
-def _check(ask: Ask, key: str, draft: dict[str, Any], selected: list[dict[str, Any]],
-           coverage: list[dict[str, Any]], gaps: list[str]) -> Plan:
+class _Checked(TypedDict):
+    """The outcome of :func:`_check` on one draft."""
+
+    kept: list[ConclusionItem]
+    rejected: list[WithheldFinding]
+    refused: list[WithheldFinding]
+    problems: list[str]
+    verdict: ReviewDump
+    reviewed: bool
+
+
+def summary_of(kept: Sequence[ConclusionItem], unknowns: Sequence[str], fixed: str = "") -> str:
+    """The report's summary, composed by code from what was published (never the model's prose).
+
+    A small model's summary restates withheld findings as fact (measured: "Corliss Archer ... holds
+    the post of Lord High Treasurer" beside a withheld finding), so the summary is the published
+    findings' statements, then what stays unknown.
+
+    Args:
+        kept: the published findings (``statement``).
+        unknowns: the unknowns of the report.
+        fixed: a fixed text for reports with no evidence at all (clarification, nothing found).
+
+    Returns:
+        ``"Established: ... Not established: ..."``, or ``fixed`` when given and nothing was kept.
+    """
+    if fixed and not kept:
+        return fixed
+    known = " ".join(s if s.endswith((".", "!", "?")) else f"{s}." for s in (str(c["statement"]).strip() for c in kept) if s)
+    parts = [f"Established: {known}" if known else "Nothing could be established from the pages read."]
+    if unknowns:
+        parts.append(f"Not established: {'; '.join(u.split(':')[0] for u in unknowns)}.")
+    return " ".join(parts)
+
+
+def complete_quotes(draft: DraftDump, selected: Sequence[EvidenceItem]) -> DraftDump:
+    """The draft with a quote picked by code for every finding that has none (pure, deterministic).
+
+    The local model's grammar has no ``quote`` field: a finding names its evidence id and states
+    the fact, and :func:`ditto_nb.evidence.quote_pick.pick_quote` takes the sentence(s) of that
+    item's paragraph that state it (from another shown item when the cited one names none of the
+    names it names: :func:`ditto_nb.evidence.quote_pick.best_source`). The quote then goes through the same checks as any quote
+    (exact-substring verification, the lexical support check, the review).
+
+    Args:
+        draft: the report or repair draft.
+        selected: the evidence items shown to the model (``id``, ``text``, ``title``).
+
+    Returns:
+        A copy of ``draft`` whose conclusions all carry a ``quote`` ("" for an unknown id).
+    """
+    shown = {str(c.get("id", "")): (str(c.get("title") or ""), str(c.get("text", ""))) for c in selected}
+    conclusions = []
+    for row in draft.get("conclusions", []):
+        finding = row.copy()
+        if not str(finding.get("quote") or "").strip():
+            cited = str(finding.get("chunk_id", "")).strip().strip("[]")
+            finding["chunk_id"], finding["quote"] = quote_for(str(finding.get("statement", "")), cited, shown)
+        conclusions.append(finding)
+    done = draft.copy()
+    done["conclusions"] = conclusions
+    return done
+
+
+def _check(ask: Ask, key: str, draft: DraftDump, selected: list[EvidenceItem],
+           coverage: list[CoverageItem], gaps: list[str]) -> Plan[_Checked]:
     """Quote, support and review checks of one draft (see the module docstring)."""
     conclusions, problems = check_draft(draft, selected)
     kept, rejected = support_split(conclusions, selected)
-    verdict: dict[str, Any] = {"ok": True, "problems": [], "verdicts": []}
-    refused: list[dict[str, Any]] = []
+    verdict: ReviewDump = {"ok": True, "problems": [], "verdicts": []}
+    refused: list[WithheldFinding] = []
     reviewed = bool(kept) or not (problems or rejected)
     if reviewed:
-        verdict = yield from ask(key, "review", prompts.review_messages(_reviewed(draft, kept), coverage, gaps),
-                                 prompts.ReviewOutput)
+        verdict = cast(ReviewDump, (yield from ask(key, "review",
+                                                   prompts.review_messages(_reviewed(draft, kept), coverage, gaps),
+                                                   prompts.ReviewOutput)))
         kept, refused = apply_verdicts(kept, verdict)
     return {"kept": kept, "rejected": rejected + refused, "refused": refused, "problems": problems,
             "verdict": verdict, "reviewed": reviewed}
 
 
-def synthesize(ask: Ask, request: ResearchRequest, plan: dict[str, Any], evidence: list[dict[str, Any]],
-               coverage: list[dict[str, Any]], rounds: list[dict[str, Any]], omitted: list[dict[str, Any]],
-               omitted_urls: list[dict[str, Any]], failures: list[dict[str, Any]], stop_reason: str,
-               budgets: Callable[[], dict[str, dict[str, int]]], now: Callable[[], float]) -> Plan:
+def synthesize(ask: Ask, request: ResearchRequest, plan: PlanDump, evidence: list[EvidenceItem],
+               coverage: list[CoverageItem], rounds: list[RoundItem], omitted: list[OmittedItem],
+               omitted_urls: list[OmittedItem], failures: list[FailureItem], stop_reason: str,
+               budgets: Callable[[], dict[str, dict[str, int]]], now: Callable[[], float]) -> Plan[ResearchReportJson]:
     """Report, checks, independent review, at most one repair; returns the report dump.
 
     Raises:
@@ -180,39 +260,42 @@ def synthesize(ask: Ask, request: ResearchRequest, plan: dict[str, Any], evidenc
     subs = plan["sub_questions"]
     selected, left_out = select_for_report(evidence, coverage, [request.question, *subs])
     gaps = [f"{row['question']}: {row['gap']}" for row in coverage if row["status"] == "gap"]
-    view = [{"id": c["id"], "origin": c["origin"], "text": c["text"]} for c in selected]
+    view: list[PromptEvidence] = [{"id": c["id"], "origin": c["origin"], "text": c["text"]} for c in selected]
     pages = {i: entity_pages(selected, q) for i, q in enumerate(subs, start=1)}
-    review: dict[str, Any] = {"ok": True, "problems": [], "repaired": False, "model_checked": False}
-    kept: list[dict[str, Any]] = []
-    withheld: list[dict[str, Any]] = []
+    review: ReviewSummary = {"ok": True, "problems": [], "repaired": False, "model_checked": False}
+    kept: list[ConclusionItem] = []
+    withheld: list[WithheldFinding] = []
     if stop_reason == "clarification":
-        draft: dict[str, Any] = {"summary": "The topic is too vague to research; please answer the clarification "
+        draft: DraftDump = {"summary": "The topic is too vague to research; please answer the clarification "
                                             "questions and start a new task.", "unknowns": []}
     elif not selected:
         draft = {"summary": "No usable evidence was found within the budgets; nothing is concluded.", "unknowns": []}
     else:
-        draft = yield from ask("model:report", "report",
-                               prompts.report_messages(request, subs, view, gaps, pages), prompts.DraftOutput)
+        draft = complete_quotes(cast(DraftDump, (yield from ask("model:report", "report",
+                                                                prompts.report_messages(request, subs, view, gaps, pages),
+                                                                prompts.DraftOutput))), selected)
         first = yield from _check(ask, "model:review", draft, selected, coverage, gaps)
         done = first
         if first["rejected"] or (first["problems"] and not first["kept"]) or not first["verdict"]["ok"]:
             reasons = first["problems"] + _reasons(first["rejected"]) + list(first["verdict"]["problems"])
-            draft = yield from ask("model:repair", "repair", prompts.repair_messages(draft, reasons, view, gaps),
-                                   prompts.DraftOutput)
+            draft = complete_quotes(cast(DraftDump, (yield from ask("model:repair", "repair",
+                                                                    prompts.repair_messages(draft, reasons, view, gaps),
+                                                                    prompts.DraftOutput))), selected)
             done = yield from _check(ask, "model:review-2", draft, selected, coverage, gaps)
             if done["reviewed"] and not done["verdict"]["ok"] and not done["refused"]:
                 raise UngroundedAnswer(f"the repaired report failed review: {'; '.join(done['verdict']['problems'])}")
             # Findings whose quote still does not verify are withheld with the reason, never published.
-            unverified = [_withheld({**row, "evidence_id": row.get("chunk_id", "")}, [problem])
+            unverified = [_withheld(_as_finding(row), [problem])
                           for n, row in enumerate(draft.get("conclusions", []), start=1)
                           for problem in done["problems"] if problem.startswith(f"conclusion {n}:")]
             again = {w["statement"] for w in done["rejected"] + unverified} | {c["statement"] for c in done["kept"]}
-            withheld = done["rejected"] + unverified + [dict(w, reasons=[*w["reasons"], "removed by the repair"])
+            withheld = done["rejected"] + unverified + [_also(w, "removed by the repair")
                                                         for w in first["rejected"] if w["statement"] not in again]
             review["repaired"] = True
         kept = done["kept"]
-        review.update(ok=True, problems=list(done["verdict"]["problems"]), model_checked=True,
-                      dropped=done["problems"] if done["kept"] else [], verdicts=list(done["verdict"]["verdicts"]))
+        review["ok"], review["problems"], review["model_checked"] = True, list(done["verdict"]["problems"]), True
+        review["dropped"] = done["problems"] if done["kept"] else []
+        review["verdicts"] = list(done["verdict"]["verdicts"])
     rows = published_coverage(coverage, kept, withheld) if stop_reason != "clarification" else list(coverage)
     cited = {c["evidence_id"] for c in kept}
     conflicts = conflict_sides(rows, kept, evidence)
@@ -232,16 +315,30 @@ def synthesize(ask: Ask, request: ResearchRequest, plan: dict[str, Any], evidenc
         id=request.id, question=request.question, research_type=request.research_type, audience=request.audience,
         scope=request.scope, goal=plan["goal"], sub_questions=subs, status=status,
         stop_reason=cast(StopReason, stop_reason), clarification_questions=plan["clarification_questions"],
-        summary=str(draft.get("summary", "")), conclusions=[CitedConclusion.model_validate(c) for c in kept],
+        summary=summary_of(kept, unknowns, str(draft.get("summary", ""))
+                           if stop_reason == "clarification" or not selected else ""),
+        conclusions=[CitedConclusion.model_validate(c) for c in kept],
         withheld=withheld, conflicts=conflicts, unknowns=unknowns, coverage=rows, rounds=rounds,
-        cited_chunks=[dict(c) for c in selected if c["id"] in cited],
+        cited_chunks=[c.copy() for c in selected if c["id"] in cited],
         omitted=omitted + left_out, omitted_urls=omitted_urls, failures=failures,
         budgets={**{k: {**v, "unused": max(0, v["limit"] - v["used"])} for k, v in used.items()},
                  "rounds": {"used": len(rounds), "limit": request.max_rounds,
                             "unused": max(0, request.max_rounds - len(rounds))}},
         review=review, generated_at=datetime.fromtimestamp(now(), timezone.utc).isoformat(),
     )
-    return report.model_dump(mode="json")
+    return cast(ResearchReportJson, report.model_dump(mode="json"))
 
 
-__all__ = ["Ask", "apply_verdicts", "published_coverage", "support_split", "synthesize"]
+def _also(w: WithheldFinding, reason: str) -> WithheldFinding:
+    """``w`` with one more reason (a copy)."""
+    out = w.copy()
+    out["reasons"] = [*w["reasons"], reason]
+    return out
+
+
+def _as_finding(row: FindingDump) -> ConclusionItem:
+    """A drafted finding as a conclusion naming its chunk reference as the evidence id."""
+    return cast(ConclusionItem, {**row, "evidence_id": row.get("chunk_id", "")})
+
+
+__all__ = ["Ask", "Plan", "apply_verdicts", "published_coverage", "support_split", "synthesize"]

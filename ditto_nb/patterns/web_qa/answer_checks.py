@@ -11,8 +11,14 @@ disagree), never a wrong published answer:
 - **Both sides quoted**: for a comparison question every compared entity needs a verified quote
   that names it (or comes from its page).
 - **The asked kind**: a year for ``what year`` / ``which year`` / ``when … born/founded`` style
-  questions (a 3–4 digit number), a number for ``how many`` / ``how much``, a capitalized name for
+  questions (a number of 1–4 digits: ``AD 80`` is a year), a number for ``how many`` / ``how much``, a capitalized name for
   ``who`` / ``whom``.
+- **Not the in-between entity**: a ``what``/``which`` question that describes another entity by a
+  relative clause ("What position was held by *the woman who* portrayed …") asks for a fact
+  about that entity; an answer that is the entity itself (the second hop's bridge name) answers
+  the first step only (measured on a real wiki: "Shirley Temple" for her government position,
+  "University of Kansas" for its fight song). ``What is the name of the woman who …`` asks for the
+  entity, and is not checked.
 - **The grounding review's judgement**: the review says whether the answer gives what the
   question asks for (``fits``); ``false`` is a problem with the review's reason.
 """
@@ -20,11 +26,11 @@ disagree), never a wrong published answer:
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from ditto_nb.evidence.support import answer_in_quotes
-from ditto_nb.patterns.common.retrieval import title_key
+from ditto_nb.patterns.common.retrieval import names_entity, title_key
+from ditto_nb.patterns.web_qa.stage_models import ClaimJson
 from ditto_nb.text import normalize_text
 
 YES_NO = frozenset({"yes", "no"})
@@ -51,18 +57,44 @@ def expected_kind(question: str) -> str | None:
     return None
 
 
+_DESCRIBED = re.compile(r"\bthe (?:[\w'-]+ ){0,2}?[\w'-]+ (?:who|whom|whose|that|which|where)\b")
+_NAME_OF_DESCRIBED = re.compile(r"^(?:what|which) (?:is|was|are|were) the (?:name|title)s? of the (?:[\w'-]+ ){0,2}?[\w'-]+ "
+                                r"(?:who|whom|whose|that|which|where)\b")
+
+
+def described_bridge(question: str, answer: str, bridges: Sequence[str]) -> str | None:
+    """The bridge name the answer merely repeats, when the question asks for a fact about it.
+
+    Args:
+        question: the question as asked.
+        answer: the draft's short answer.
+        bridges: the names the second hop looked up (the in-between entities).
+
+    Returns:
+        The bridge name equal to the answer (:func:`~ditto_nb.patterns.common.retrieval.title_key`)
+        when the question is a ``what``/``which`` question describing an entity by a relative
+        clause (and not "what is the name of the … who"); else None.
+    """
+    text = normalize_text(question).lower()
+    if not re.match(r"^(?:what|which)\b", text) or not _DESCRIBED.search(text) or _NAME_OF_DESCRIBED.match(text):
+        return None
+    key = title_key(answer).strip(" .")
+    return next((b for b in bridges if key and title_key(b) == key), None)
+
+
 def is_yes_no(answer: str) -> bool:
     """True when the answer is a bare yes or no (``Yes.``, ``no``)."""
     words = re.findall(r"\w+", answer.lower())
     return bool(words) and words[0] in YES_NO and len(words) <= 2
 
 
-def _quotes(claims: Sequence[Mapping[str, Any]]) -> list[tuple[str, str]]:
+def _quotes(claims: Sequence[ClaimJson]) -> list[tuple[str, str]]:
     return [(str(c.get("quote", "")), str(c.get("title", ""))) for claim in claims for c in claim.get("citations") or []]
 
 
-def answer_problems(question: str, answer: str, status: str, claims: Sequence[Mapping[str, Any]],
-                    compared: Sequence[str] = (), fits: bool = True, fits_reason: str = "") -> list[str]:
+def answer_problems(question: str, answer: str, status: str, claims: Sequence[ClaimJson],
+                    compared: Sequence[str] = (), fits: bool = True, fits_reason: str = "",
+                    bridges: Sequence[str] = ()) -> list[str]:
     """Problems of a draft's answer (empty when it answers the question from its quotes).
 
     Args:
@@ -73,6 +105,7 @@ def answer_problems(question: str, answer: str, status: str, claims: Sequence[Ma
         compared: the compared entities of a comparison question (``[]`` otherwise).
         fits: the grounding review's judgement that the answer gives what was asked.
         fits_reason: the review's reason.
+        bridges: the names the second hop looked up (``[]`` without a hop).
 
     Returns:
         Human-readable problems, each starting with ``answer:``.
@@ -87,20 +120,22 @@ def answer_problems(question: str, answer: str, status: str, claims: Sequence[Ma
         if not check.ok:
             problems += [f"answer: {reason}; answer with words copied from a quote" for reason in check.reasons]
     for entity in compared:
-        key = title_key(entity)
-        words = [w for w in re.findall(r"\w+", key) if len(w) > 2] or [key]
-        if not any(all(w in (q + " " + t).lower() for w in words) for q, t in quotes):
+        if not any(names_entity(f"{q} {t}", entity) for q, t in quotes):
             problems.append(f"answer: no claim quotes a fact about {entity}; add one claim per compared side")
     kind = expected_kind(question)
-    if kind == "year" and not re.search(r"\b\d{3,4}\b", text):
+    if kind == "year" and not re.search(r"\b\d{1,4}\b", text):  # "AD 80" is a year too
         problems.append("answer: the question asks for a year; the answer gives none")
     elif kind == "number" and not (re.search(r"\d", text) or _NUMBER_WORDS.search(text)):
         problems.append("answer: the question asks for a number; the answer gives none")
     elif kind == "person" and not re.search(r"\b[A-Z][\w'-]+", answer):
         problems.append("answer: the question asks who; the answer names no one")
+    bridge = described_bridge(question, answer, bridges)
+    if bridge:
+        problems.append(f"answer: {bridge} is the in-between entity the question describes; the question asks for "
+                        f"a fact about {bridge} — answer with that fact, from a chunk that states it")
     if not fits:
         problems.append(f"answer: the review says it does not answer the question ({fits_reason or 'no reason'})")
     return problems
 
 
-__all__ = ["YES_NO", "answer_problems", "expected_kind", "is_yes_no"]
+__all__ = ["YES_NO", "answer_problems", "described_bridge", "expected_kind", "is_yes_no"]

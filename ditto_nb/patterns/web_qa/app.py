@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from ditto_nb.web.config import SearchConfig
 from ditto_nb.patterns.common import SearchSetup, TaskApp, build_task_tools, open_task_app
@@ -13,6 +13,7 @@ from ditto_nb.patterns.common.task import bind_task
 from ditto_nb.patterns.web_qa.plan import run_web_qa_loop
 from ditto_nb.patterns.web_qa.report import WebQaReport, published_report
 from ditto_nb.patterns.web_qa.request import WebQaRequest
+from ditto_nb.patterns.web_qa.stage_models import WebQaReportJson
 from ditto_nb.runtime.config import MemoryConfig, RuntimeConfig
 from ditto_nb.runtime.loop import OnGraph
 from ditto_nb.runtime.runtime import Runtime
@@ -126,8 +127,8 @@ async def run_web_qa(
         lambda tracker: runtime.loop(run_web_qa_loop, [input, options], signal=signal, on_graph=tracker),
     )
     if result.get("status") == "checkpoint":
-        return {"status": "checkpoint", "stage": str(result["stage"])}
-    return WebQaReport.model_validate(published_report(result))  # what report.json holds
+        return {"status": "checkpoint", "stage": str(cast(Checkpoint, result)["stage"])}
+    return WebQaReport.model_validate(published_report(cast(WebQaReportJson, result)))  # what report.json holds
 
 
 __all__ = ["Checkpoint", "create_task", "open_web_qa", "run_web_qa"]

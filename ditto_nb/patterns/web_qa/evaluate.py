@@ -20,12 +20,25 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from ditto_nb.evidence import Chunk, QuoteCheck, QuoteLocation, crosscheck
+from ditto_nb.evidence.quote_pick import quote_for
 from ditto_nb.evidence.support import check_support
+from ditto_nb.patterns.common.records import QuoteLocation as LocationJson
+from ditto_nb.patterns.common.records import ChunkRecord, QuoteResult, WithheldClaim
 from ditto_nb.patterns.web_qa.prompts import resolve_label
-from ditto_nb.text import normalize_text
+from ditto_nb.patterns.web_qa.stage_models import (
+    AnswerDraft,
+    CitationJson,
+    ClaimJson,
+    DraftCitation,
+    DraftClaim,
+    GroundVerdict,
+    QuoteEvidence,
+)
+from ditto_nb.patterns.web_qa.schemas import ANSWER_CHARS, CLAIM_CHARS
+from ditto_nb.text import normalize_text, uncut
 
 
 @dataclass
@@ -50,10 +63,10 @@ class Evaluation:
     """
 
     problems: list[str] = field(default_factory=list)
-    rejected: list[dict[str, Any]] = field(default_factory=list)
-    claims: list[dict[str, Any]] = field(default_factory=list)
+    rejected: list[WithheldClaim] = field(default_factory=list)
+    claims: list[ClaimJson] = field(default_factory=list)
     failed: list[int] = field(default_factory=list)
-    valid_claims: list[dict[str, Any]] = field(default_factory=list)
+    valid_claims: list[ClaimJson] = field(default_factory=list)
     reasons: dict[int, list[str]] = field(default_factory=dict)
     fits: bool = True
     fits_reason: str = ""
@@ -89,17 +102,56 @@ def strip_header(quote: str) -> str:
     return _HEADER.sub("", quote, count=1)
 
 
-def draft_citations(draft: Mapping[str, Any], labels: Mapping[str, str]) -> list[dict[str, str]]:
-    """The draft's claims with chunk labels resolved to chunk ids (copied chunk headers removed
-    from quotes, see :func:`strip_header`).
+def complete_draft(draft: AnswerDraft, labels: Mapping[str, str], chunks: Mapping[str, ChunkRecord]) -> AnswerDraft:
+    """The draft with a quote picked by code for every claim that has none (pure, deterministic).
+
+    The local model's grammar has no ``quote`` field: it names the chunk and writes the claim,
+    and :func:`ditto_nb.evidence.quote_pick.pick_quote` takes the sentence(s) of that chunk's
+    stored paragraph that state the claim (the draft's short answer weighs extra); a claim whose
+    cited chunk names none of the names another shown chunk names is quoted from that chunk
+    (:func:`ditto_nb.evidence.quote_pick.best_source`: small models swap labels). A quote the
+    model did write is kept as written, with its chunk (and verified like any other).
 
     Args:
         draft: an ``AnswerOutput`` dict.
         labels: ``{label: chunk_id}`` of the chunks shown to the model.
+        chunks: ``{chunk_id: chunk}`` (``text``, ``title``) of those chunks.
+
+    Returns:
+        A copy of ``draft`` whose claims all carry a ``quote`` ("" when the chunk is unknown).
+    """
+    answer = uncut(str(draft.get("answer", "")), ANSWER_CHARS)
+    shown = {cid: (str(c.get("title") or ""), str(c.get("text", ""))) for cid, c in chunks.items()}
+    claims: list[DraftClaim] = []
+    for item in draft.get("claims") or []:
+        claim = item.copy()
+        claim["claim"] = uncut(str(claim.get("claim", "")), CLAIM_CHARS)  # the grammar's cap cuts mid-word
+        if not str(claim.get("quote") or "").strip():
+            cited = resolve_label(str(claim.get("chunk_id", "")), labels)
+            claim["chunk_id"], claim["quote"] = quote_for(str(claim.get("claim", "")), cited, shown, focus=answer)
+        claims.append(claim)
+    done = draft.copy()
+    done["claims"] = claims
+    if "answer" in draft:
+        done["answer"] = answer
+    return done
+
+
+def draft_citations(draft: AnswerDraft, labels: Mapping[str, str],
+                    chunks: Mapping[str, ChunkRecord] | None = None) -> list[DraftCitation]:
+    """The draft's claims with chunk labels resolved to chunk ids (copied chunk headers removed
+    from quotes, see :func:`strip_header`; missing quotes picked by :func:`complete_draft`).
+
+    Args:
+        draft: an ``AnswerOutput`` dict.
+        labels: ``{label: chunk_id}`` of the chunks shown to the model.
+        chunks: ``{chunk_id: chunk}`` of those chunks (None: quotes are taken as written).
 
     Returns:
         ``[{"claim", "chunk_id", "quote"}]`` in draft order.
     """
+    if chunks is not None:
+        draft = complete_draft(draft, labels, chunks)
     return [
         {
             "claim": str(item.get("claim", "")),
@@ -110,10 +162,10 @@ def draft_citations(draft: Mapping[str, Any], labels: Mapping[str, str]) -> list
     ]
 
 
-def citation_json(result: Mapping[str, Any]) -> dict[str, Any]:
+def citation_json(result: QuoteResult | QuoteEvidence) -> CitationJson:
     """A report citation from one ``verify_quotes`` tool result (which must be ok)."""
-    location = result["location"]
-    return {
+    location = cast(LocationJson, result["location"])
+    return cast(CitationJson, {
         "chunk_id": result["chunk_id"],
         "quote": location["quote"],
         "final_url": result["final_url"],
@@ -124,24 +176,24 @@ def citation_json(result: Mapping[str, Any]) -> dict[str, Any]:
         "paragraph_index": location["paragraph_index"],
         "start": location["start"],
         "end": location["end"],
-    }
+    })
 
 
-def _as_check(result: Mapping[str, Any]) -> QuoteCheck:
+def _as_check(result: QuoteResult) -> QuoteCheck:
     location = result.get("location")
     chunk = None
     if result.get("sha256"):
-        chunk = Chunk(
-            chunk_id=result["chunk_id"],
-            url=result["final_url"],
-            final_url=result["final_url"],
-            origin=result["origin"],
-            title=result.get("title") or "",
-            fetched_at=result.get("fetched_at") or "",
-            sha256=result["sha256"],
-            paragraph_index=location["paragraph_index"] if location else 0,
-            text=result.get("paragraph_text") or "",
-        )
+        chunk = Chunk.model_validate({
+            "chunk_id": result["chunk_id"],
+            "url": result["final_url"],
+            "final_url": result["final_url"],
+            "origin": result["origin"],
+            "title": result.get("title") or "",
+            "fetched_at": result.get("fetched_at") or "",
+            "sha256": result["sha256"],
+            "paragraph_index": location["paragraph_index"] if location else 0,
+            "text": result.get("paragraph_text") or "",
+        })
     return QuoteCheck(
         chunk_id=result["chunk_id"],
         quote=result["quote"],
@@ -152,8 +204,8 @@ def _as_check(result: Mapping[str, Any]) -> QuoteCheck:
     )
 
 
-def _claim_json(claim: str, results: Sequence[Mapping[str, Any]], quotes_ok: bool, grounded: bool,
-                reasons: Sequence[str], cross: bool | None, origins: Sequence[str]) -> dict[str, Any]:
+def _claim_json(claim: str, results: Sequence[QuoteResult], quotes_ok: bool, grounded: bool,
+                reasons: Sequence[str], cross: bool | None, origins: Sequence[str]) -> ClaimJson:
     return {
         "claim": claim,
         "citations": [citation_json(r) for r in results if r["ok"]],
@@ -167,7 +219,7 @@ def _claim_json(claim: str, results: Sequence[Mapping[str, Any]], quotes_ok: boo
     }
 
 
-def merge_claims(claims: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def merge_claims(claims: Sequence[ClaimJson]) -> list[ClaimJson]:
     """Merge valid JSON claims with the same text (e.g. a kept claim and its repaired twin).
 
     Args:
@@ -176,12 +228,12 @@ def merge_claims(claims: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     Returns:
         One claim per normalized text, citations concatenated (duplicates dropped), origins united.
     """
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, ClaimJson] = {}
     for claim in claims:
         key = normalize_text(str(claim["claim"])).lower()
         if key not in out:
             out[key] = {**claim, "citations": list(claim["citations"]),
-                        "verification": dict(claim["verification"])}
+                        "verification": claim["verification"].copy()}
             continue
         into = out[key]
         seen = {(c["chunk_id"], c["start"], c["end"]) for c in into["citations"]}
@@ -192,10 +244,10 @@ def merge_claims(claims: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
 
 
 def evaluate_draft(
-    draft: Mapping[str, Any],
-    citations: Sequence[Mapping[str, str]],
-    verified: Sequence[Mapping[str, Any]],
-    verdicts: Sequence[Mapping[str, Any]],
+    draft: AnswerDraft,
+    citations: Sequence[DraftCitation],
+    verified: Sequence[QuoteResult],
+    verdicts: Sequence[GroundVerdict],
     *,
     conflicts: Sequence[Any],
     cross_check: bool,
@@ -293,5 +345,5 @@ def evaluate_draft(
     return out
 
 
-__all__ = ["Evaluation", "citation_json", "decide_status", "draft_citations", "evaluate_draft", "merge_claims",
+__all__ = ["Evaluation", "citation_json", "complete_draft", "decide_status", "draft_citations", "evaluate_draft", "merge_claims",
            "strip_header"]

@@ -2,10 +2,11 @@
 
 A bridge question names entity A and asks about B, which only A's page names. After the first
 pages are read, the selection call returns ``lookup`` (the bridge names it found in the chunks)
-and ``missing`` (facets no chunk answers). Without a ``lookup`` name, the plan's later queries
-that name something the question does not (the plan's guess at the bridge) come first; without
-those either, code takes the multi-word name the selected chunks mention most that the question
-does not name (:func:`~ditto_nb.patterns.common.retrieval.bridge_candidates`). The second hop's queries are, in order: each bridge
+and ``missing`` (facets no chunk answers). Lookup names whose page was already read are dropped
+(a small model often names a page it has just seen). Unless the plan's later queries name
+something the question does not (the plan's guess at the bridge, which then comes first), code
+adds the multi-word name the selected chunks mention most that the question does not name
+(:func:`~ditto_nb.patterns.common.relevance.bridge_candidates`) after the selection's names. The second hop's queries are, in order: each bridge
 name alone, the plan's queries the first hop had no budget for (the plan's guess at the second
 step), and the entities of the missing facets. When there is one and the request's budgets
 have room, two more stage graphs run — ``hop-searched`` and ``hop-read`` — with no extra model
@@ -20,11 +21,19 @@ available too.
 
 from __future__ import annotations
 
-from collections.abc import Generator, Mapping
-from typing import Any
+from collections.abc import Generator
 
-from ditto_nb.patterns.common.retrieval import bridge_candidates, comparison_entities, hop_queries, question_entities
+from ditto_nb.patterns.common.relevance import bridge_candidates
+from ditto_nb.patterns.common.retrieval import (
+    comparison_entities,
+    hop_queries,
+    question_entities,
+    title_key,
+)
+from ditto_nb.patterns.common.records import SearchSpec
+from ditto_nb.patterns.web_qa.stage_models import HopPlan, HopResult, PlanJson, ReadJson, SearchedJson, SelectedJson
 from ditto_nb.patterns.web_qa.stages import RunState, candidate_urls, rank_candidates, read_stage, searched_stage
+from ditto_nb.runtime.graph import GraphStep, NodeOutputs
 
 HOP_CHUNKS = 3
 """Most chunks of second-hop pages added to the answer call's evidence."""
@@ -32,8 +41,8 @@ MAX_EVIDENCE = 6
 """Most chunks shown to the answer call after a hop (first-hop selection first)."""
 
 
-def plan_hop(run: RunState, plan: Mapping[str, Any], searched: Mapping[str, Any], read: Mapping[str, Any],
-             selected: Mapping[str, Any]) -> dict[str, Any] | None:
+def plan_hop(run: RunState, plan: PlanJson, searched: SearchedJson, read: ReadJson,
+             selected: SelectedJson) -> HopPlan | None:
     """The second hop's queries and page budget, or None when no hop is needed or possible.
 
     Args:
@@ -51,22 +60,28 @@ def plan_hop(run: RunState, plan: Mapping[str, Any], searched: Mapping[str, Any]
     if plan.get("needs_clarification") or comparison_entities(req.question):
         return None
     lookup = list(selected.get("lookup") or [])
-    deferred = [dict(q) for q in plan.get("deferred") or []]
+    deferred = [q.copy() for q in plan.get("deferred") or []]
     asked = {w for e in question_entities(req.question) for w in e.lower().split()}
     # the plan's later queries that name something the question does not (its guess at the bridge)
     guesses = [q for q in deferred if any(w not in asked for e in question_entities(str(q["text"]))
                                           for w in e.lower().split())]
-    if not lookup and not guesses:
-        # no bridge named: the name the selected chunks mention most and the question does not
+    known = [str(p.get("title") or "") for p in read.get("pages") or []]
+    read_keys = {title_key(t) for t in known}
+    # a lookup name whose page was already read brings nothing new
+    lookup = [name for name in lookup if title_key(name) not in read_keys]
+    if not guesses:
+        # the name the selected chunks mention most and the question does not (after the
+        # selection's own names: a small model's lookup is often a name already read or wrong)
         chosen = set(selected.get("selected") or [])
         texts = [str(c["text"]) for c in selected.get("candidates") or [] if c["chunk_id"] in chosen]
-        known = [str(p.get("title") or "") for p in read.get("pages") or []]
-        lookup = bridge_candidates(req.question, texts, known, limit=1)
+        for name in bridge_candidates(req.question, texts, known, limit=1):
+            if title_key(name) not in {title_key(n) for n in lookup}:
+                lookup.append(name)
     missing = list(selected.get("missing") or [])
     done = [str(r.get("query", "")) for r in searched.get("results", [])]
     done += [str(r.get("used", "")) for r in searched.get("results", []) if r.get("used")]
     budget = req.max_queries - len(plan.get("queries") or [])
-    search: list[dict[str, Any]] = [{"text": q.text, "fallbacks": list(q.fallbacks), "entity": q.entity}
+    search: list[SearchSpec] = [{"text": q.text, "fallbacks": list(q.fallbacks), "entity": q.entity}
                                      for q in hop_queries(lookup, [], done, budget)]
     sent = {d.lower() for d in done} | {str(q["text"]).lower() for q in search}
     # then the plan's own later queries (its guesses first), then missing facets
@@ -85,7 +100,7 @@ def plan_hop(run: RunState, plan: Mapping[str, Any], searched: Mapping[str, Any]
     return {"queries": [q["text"] for q in search], "search": search, "pages": pages, "names": lookup}
 
 
-def hop_stages(run: RunState, hop: Mapping[str, Any], read: Mapping[str, Any]) -> Generator[Any, Any, dict[str, Any]]:
+def hop_stages(run: RunState, hop: HopPlan, read: ReadJson) -> Generator[GraphStep, NodeOutputs, HopResult]:
     """Run (or resume) ``hop-searched`` and ``hop-read``; return ``{"searched", "read"}``.
 
     Raises:
@@ -103,8 +118,8 @@ def hop_stages(run: RunState, hop: Mapping[str, Any], read: Mapping[str, Any]) -
     return {"searched": s["hop-searched"], "read": s["hop-read"]}
 
 
-def merge_hop(question: str, selected: Mapping[str, Any], hop: Mapping[str, Any] | None,
-              hop_read: Mapping[str, Any] | None) -> dict[str, Any]:
+def merge_hop(question: str, selected: SelectedJson, hop: HopPlan | None,
+              hop_read: ReadJson | None) -> SelectedJson:
     """The selection extended with the best chunks of the second hop's pages (pure).
 
     Args:
@@ -118,14 +133,14 @@ def merge_hop(question: str, selected: Mapping[str, Any], hop: Mapping[str, Any]
         :data:`HOP_CHUNKS` hop chunks (first-hop selection first, at most :data:`MAX_EVIDENCE`).
     """
     if not hop or not hop_read or not hop_read.get("pages"):
-        return dict(selected)
+        return selected.copy()
     names = list(hop.get("names") or []) + list(hop.get("queries") or [])
     ranked, _ = rank_candidates(question, names, list(hop_read["pages"]), limit=HOP_CHUNKS)
     known = {c["chunk_id"] for c in selected.get("candidates") or []}
     extra = [c for c in ranked if c["chunk_id"] not in known]
     keep = max(MAX_EVIDENCE - len(extra), 2)
     chosen = list(selected.get("selected") or [])[:keep] + [c["chunk_id"] for c in extra]
-    return {**dict(selected), "candidates": [*(selected.get("candidates") or []), *extra],
+    return {**selected, "candidates": [*(selected.get("candidates") or []), *extra],
             "selected": chosen[:MAX_EVIDENCE]}
 
 

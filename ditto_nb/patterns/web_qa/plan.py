@@ -5,8 +5,11 @@ Graphs of one complete run: ``resume`` → ``plan`` → ``searched`` → ``read`
 verification + regrade) → ``report:commit`` → ``publish``. A completed task replays as ``resume``
 + ``publish`` only: no model and no network call.
 
-Repair sends back only the claims that failed (with their problems); claims that passed every
-check stay as they are, and only the repaired claims are regraded. After the one repair, failing
+Repair runs only when the answer does not stand on the draft's verified, supported claims (an
+answer-level problem, or no valid claim at all); when it does, failed claims are withheld with
+their reasons at once and no repair call is spent. Repair sends back only the claims that failed
+(with their problems); claims that passed every check stay as they are, and only the repaired
+claims are regraded. After the one repair, failing
 claims are withheld with their reasons (:mod:`ditto_nb.patterns.web_qa.withheld`: Memory
 ``withheld``; ``answer.withheld`` of the report stage, left out of the published files): when no
 claim passed and the repair did not conclude ``insufficient-evidence``, the run raises
@@ -19,22 +22,45 @@ published status is decided by code from the checked claims and the verified con
 
 from __future__ import annotations
 
-from collections.abc import Generator, Mapping
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, cast
+
+from typing_extensions import NotRequired, TypedDict
 
 from ditto_nb.errors import InvalidRequest, UngroundedAnswer
 from ditto_nb.patterns.common import TaskScope, add_stage_commit, binding_for, build_resume_graph, read_resume, run_step
 from ditto_nb.patterns.common.binding import canonical_json
 from ditto_nb.patterns.common.ledger import COUNTERS, Ledger, now_iso
+from ditto_nb.patterns.common.records import ChunkRecord, JsonObject, QuoteLocation, ToolCall, WithheldClaim
 from ditto_nb.patterns.common.stage import PatternSpec, ReplayPolicy, Stage
-from ditto_nb.patterns.web_qa.stage_models import PlanStage, ReadStage, SearchedStage, SelectedStage
-from ditto_nb.patterns.web_qa import prompts
+from ditto_nb.patterns.web_qa.stage_models import (
+    AnswerDraft,
+    AnswerJson,
+    CitationJson,
+    ClaimJson,
+    DraftClaim,
+    GroundReview,
+    PlanJson,
+    PlanStage,
+    ReadJson,
+    ReadStage,
+    ReportConflict,
+    SearchedJson,
+    SearchedStage,
+    SelectedJson,
+    SelectedStage,
+    ShownConflict,
+    WebQaReportJson,
+    WebQaStages,
+)
+from ditto_nb.patterns.web_qa import prompts, schemas
 from ditto_nb.patterns.common.retrieval import comparison_entities
 from ditto_nb.patterns.web_qa.answer_checks import answer_problems
 from ditto_nb.patterns.web_qa.hop import hop_stages, merge_hop, plan_hop
 from ditto_nb.patterns.web_qa.evaluate import (
     Evaluation,
     citation_json,
+    complete_draft,
     decide_status,
     draft_citations,
     evaluate_draft,
@@ -43,45 +69,64 @@ from ditto_nb.patterns.web_qa.evaluate import (
 from ditto_nb.patterns.web_qa.report import WebQaReport, published_report, render_markdown
 from ditto_nb.patterns.web_qa.withheld import add_withheld, withheld_graph
 from ditto_nb.patterns.web_qa.request import WebQaRequest
-from ditto_nb.patterns.web_qa.stages import RunState, plan_stage, read_stage, searched_stage, selected_stage
+from ditto_nb.patterns.web_qa.selection import selected_stage
+from ditto_nb.patterns.web_qa.stages import RunState, Step, plan_stage, read_stage, searched_stage
 from ditto_nb.runtime.capabilities import CONTEXT_LOAD, INTERACTION_ACT_TOOL
-from ditto_nb.runtime.graph import graph
+from ditto_nb.runtime.graph import NodeOutputs, graph
 
 INSUFFICIENT_TEXT = "The pages read do not state a verifiable answer to this question."
 """Answer text published when the repair concluded ``insufficient-evidence`` but a claim still failed."""
 
+class WebQaInput(TypedDict):
+    """The Web QA loop's input: the request (model or JSON) and ``{"provider", "model"}``."""
+
+    request: WebQaRequest | JsonObject
+    model: NotRequired[Mapping[str, str]]
+
+
+class WebQaOptions(TypedDict, total=False):
+    """The Web QA loop's options: where to stop, model calls per run, hits per query."""
+
+    stop_after: str | None
+    max_model_calls: int
+    results_per_query: int
+
+
 def _verify_and_ground(run: RunState, g: Any, purpose: str, answer_get: Any, answer_done: tuple[str, ...],
-                       labels: Mapping[str, str], chunks: list[dict[str, Any]], question: str) -> Any:
+                       labels: Mapping[str, str], chunks: list[ChunkRecord], question: str) -> Any:
     """Add the quote-verification tool node and the grounding call that follow a draft."""
     verify_id = f"verify:{purpose}"
 
-    def verify_input(outputs: dict[str, Any]) -> dict[str, Any]:
-        cites = draft_citations(answer_get(outputs), labels)
+    by_id = {str(c["chunk_id"]): c for c in chunks}
+
+    def verify_input(outputs: NodeOutputs) -> ToolCall:
+        cites = draft_citations(answer_get(outputs), labels, by_id)
         return {"tool": "verify_quotes", "args": {"citations": cites, "chunks": chunks}}
 
     g.node(verify_id, INTERACTION_ACT_TOOL, verify_input, after=answer_done)
     ground_purpose = "ground" if purpose == "answer" else "regrade"
     deps = answer_done
 
-    def ground_messages(outputs: dict[str, Any]) -> list[dict[str, str]]:
+    def ground_messages(outputs: NodeOutputs) -> list[dict[str, str]]:
         draft = answer_get(outputs)
-        return prompts.ground_messages(ground_purpose, question, draft_citations(draft, labels),
-                                       str(draft.get("answer", "")) if draft.get("status") == "answered" else "")
+        return prompts.ground_messages(ground_purpose, question, draft_citations(draft, labels, by_id),
+                                       str(draft.get("answer", "")) if draft.get("status") == "answered" else "",
+                                       chunks)
 
-    ground_get = run.add_model_call(g, ground_purpose, ground_messages, prompts.GroundOutput, after=deps)
+    ground_get = run.add_model_call(g, ground_purpose, ground_messages, schemas.GroundOutput, after=deps)
     return verify_id, ground_get
 
 
-def _report_stage(run: RunState, plan: Mapping[str, Any], read: Mapping[str, Any],
-                  selected: Mapping[str, Any]) -> Generator[Any, Any, dict[str, Any]]:
+def _report_stage(run: RunState, plan: PlanJson, read: ReadJson,
+                  selected: SelectedJson) -> Step[WebQaReportJson]:
     req = run.request
     question = req.question  # the question as asked (a small model's restatement may drop a hop)
     chunks = [c for c in selected["candidates"] if c["chunk_id"] in set(selected["selected"])]
     labels = {prompts.label(i): c["chunk_id"] for i, c in enumerate(chunks)}
-    conflicts_out = []
+    conflicts_out: list[ReportConflict] = []
     index = {c["chunk_id"]: c for c in chunks}
     for conflict in selected["conflicts"]:
-        sides = []
+        sides: list[CitationJson] = []
         for side in conflict["sides"]:
             from ditto_nb.evidence import Chunk, verify_quote
 
@@ -89,13 +134,14 @@ def _report_stage(run: RunState, plan: Mapping[str, Any], read: Mapping[str, Any
             check = verify_quote(side["chunk_id"], side["quote"], {chunk.chunk_id: chunk})
             assert check.location is not None
             sides.append(citation_json({
-                "chunk_id": chunk.chunk_id, "location": check.location.__dict__, "final_url": chunk.final_url,
+                "chunk_id": chunk.chunk_id, "location": cast(QuoteLocation, check.location.__dict__),
+                "final_url": chunk.final_url,
                 "origin": chunk.origin, "title": chunk.title, "fetched_at": chunk.fetched_at, "sha256": chunk.sha256,
             }))
         conflicts_out.append({"topic": conflict["topic"], "sides": sides})
     repaired = False
-    withheld: list[dict[str, Any]] = []
-    answer: dict[str, Any] = {}
+    withheld: list[WithheldClaim] = []
+    answer: AnswerJson = {}
     if plan["needs_clarification"]:
         answer = {"status": "needs-clarification",
                   "text": plan["clarification"] or "The question is unclear; please clarify it.", "claims": []}
@@ -104,14 +150,25 @@ def _report_stage(run: RunState, plan: Mapping[str, Any], read: Mapping[str, Any
                   "text": "No page that was read contains evidence for this question.", "claims": []}
     else:
         compared = comparison_entities(question)
+        hop_searched: SearchedJson = run.stages.get("hop-searched") or {"results": []}
+        bridges = [str(r.get("query", "")) for r in hop_searched.get("results") or []]
         draft, result = yield from _draft_round(run, "answer", question, chunks, labels, selected,
                                                 conflicts_out, None, [], [])
         claims = result.valid_claims
-        answer_issues = _answer_issues(question, draft, claims, compared, result)
-        if result.problems or answer_issues:
+        answer_issues = _answer_issues(question, draft, claims, compared, result, bridges)
+        if result.problems and not answer_issues and claims:
+            # The answer stands on its verified, supported claims: the failed claims are withheld
+            # with their reasons, and the repair (two model calls) is not needed.
+            withheld = result.rejected
+            answer = {"status": decide_status(str(draft["status"]), len(claims), bool(conflicts_out)),
+                      "text": str(draft.get("answer", "")), "claims": claims,
+                      "withheld": [{"claim": w["claim"], "quote": w["quote"], "reasons": w["reasons"]}
+                                   for w in withheld]}
+        elif result.problems or answer_issues:
             repaired = True
             items = list(draft.get("claims") or [])
-            failed = {"claims": [items[i] for i in sorted(set(result.failed))], "answer": draft.get("answer", "")}
+            failed: AnswerDraft = {"claims": [items[i] for i in sorted(set(result.failed))],
+                                   "answer": draft.get("answer", "")}
             kept = [items[i] for i in range(len(items)) if i not in set(result.failed)]
             draft, result = yield from _draft_round(run, "repair", question, chunks, labels, selected,
                                                     conflicts_out, failed, [*result.problems, *answer_issues], kept)
@@ -122,7 +179,7 @@ def _report_stage(run: RunState, plan: Mapping[str, Any], read: Mapping[str, Any
                 yield from run_step(withheld_graph(run.task, withheld, "UngroundedAnswer"))
                 raise UngroundedAnswer("the answer failed verification after one repair: "
                                        + "; ".join(result.problems))
-            answer_issues = _answer_issues(question, draft, claims, compared, result)
+            answer_issues = _answer_issues(question, draft, claims, compared, result, bridges)
             if withheld or answer_issues:
                 # Failed claims are withheld (with their reasons), never published; an answer its
                 # verified quotes do not carry is not published either.
@@ -138,8 +195,9 @@ def _report_stage(run: RunState, plan: Mapping[str, Any], read: Mapping[str, Any
             # status and text never disagree: no model answer text under insufficient-evidence
             count = len(answer.get("withheld") or [])
             answer["text"] = INSUFFICIENT_TEXT + (f" ({count} unverified claim(s) withheld.)" if count else "")
-    hop_results = list((run.stages.get("hop-searched") or {}).get("results") or [])
-    report = {
+    no_hop: SearchedJson = {"results": []}
+    hop_results = list((run.stages.get("hop-searched") or no_hop).get("results") or [])
+    report: JsonObject = {
         "task_id": req.id,
         "question": req.question,
         "normalized_question": plan["normalized_question"],
@@ -165,29 +223,29 @@ def _report_stage(run: RunState, plan: Mapping[str, Any], read: Mapping[str, Any
         },
         "generated_at": now_iso(),
     }
-    report = WebQaReport.model_validate(report).model_dump(mode="json")
+    validated = cast(WebQaReportJson, WebQaReport.model_validate(report).model_dump(mode="json"))
     g = graph("report:commit")
     if withheld:
         add_withheld(g, run.task, withheld, str(answer["status"]))
-    commit = add_stage_commit(g, run.task, stage="report", output=WebQaReport, value=lambda _o: report, after=(),
+    commit = add_stage_commit(g, run.task, stage="report", output=WebQaReport, value=lambda _o: validated, after=(),
                               context=lambda v: {"status": v["answer"]["status"]})
     yield from run_step(g)
-    return dict(commit.value)
+    return cast(WebQaReportJson, dict(commit.value))
 
 
-def _answer_issues(question: str, draft: Mapping[str, Any], claims: list[dict[str, Any]], compared: list[str],
-                   result: Evaluation) -> list[str]:
+def _answer_issues(question: str, draft: AnswerDraft, claims: list[ClaimJson], compared: list[str],
+                   result: Evaluation, bridges: list[str]) -> list[str]:
     """The answer-level problems of a draft (see :mod:`ditto_nb.patterns.web_qa.answer_checks`)."""
     return answer_problems(question, str(draft.get("answer", "")), str(draft.get("status", "")), claims, compared,
-                           fits=result.fits, fits_reason=result.fits_reason)
+                           fits=result.fits, fits_reason=result.fits_reason, bridges=bridges)
 
 
-def _draft_round(run: RunState, purpose: str, question: str, chunks: list[dict[str, Any]], labels: Mapping[str, str],
-                 selected: Mapping[str, Any], conflicts: list[Any], previous: Mapping[str, Any] | None,
-                 problems: list[str], kept: list[Any]) -> Generator[Any, Any, tuple[dict[str, Any], Evaluation]]:
+def _draft_round(run: RunState, purpose: str, question: str, chunks: list[ChunkRecord], labels: Mapping[str, str],
+                 selected: SelectedJson, conflicts: list[ReportConflict], previous: AnswerDraft | None,
+                 problems: list[str], kept: list[DraftClaim]) -> Step[tuple[AnswerDraft, Evaluation]]:
     """One draft (``answer`` or ``repair``) with its quote verification and grounding review."""
     req = run.request
-    shown_conflicts = [
+    shown_conflicts: list[ShownConflict] = [
         {"topic": c["topic"], "sides": [{"quote": s["quote"]} for s in c["sides"]]} for c in conflicts
     ]
     if purpose == "answer":
@@ -196,15 +254,16 @@ def _draft_round(run: RunState, purpose: str, question: str, chunks: list[dict[s
     else:
         assert previous is not None
         messages = prompts.repair_messages(question, chunks, previous, problems, req.cross_check, kept)
-    schema = prompts.AnswerOutput if conflicts else prompts.PlainAnswerOutput
+    schema = schemas.AnswerOutput if conflicts else schemas.PlainAnswerOutput
     g = graph("report" if purpose == "answer" else "repair")
     answer_get = run.add_model_call(g, purpose, messages, schema)
     answer_done = run.model_node(purpose)
     verify_id, ground_get = _verify_and_ground(run, g, purpose, answer_get, answer_done, labels, chunks, question)
     outputs = yield from run_step(g)
-    draft = prompts.AnswerOutput.model_validate(answer_get(outputs)).model_dump(mode="json")
+    draft = cast(AnswerDraft, schemas.AnswerOutput.model_validate(answer_get(outputs)).model_dump(mode="json"))
+    draft = complete_draft(draft, labels, {str(c["chunk_id"]): c for c in chunks})
     cites = draft_citations(draft, labels)
-    review = prompts.GroundOutput.model_validate(ground_get(outputs)).model_dump(mode="json")
+    review = cast(GroundReview, schemas.GroundOutput.model_validate(ground_get(outputs)).model_dump(mode="json"))
     result = evaluate_draft(draft, cites, outputs[verify_id], review["verdicts"], conflicts=conflicts,
                             cross_check=req.cross_check)
     result.fits = bool(review.get("fits", True))
@@ -216,7 +275,7 @@ def req_question(run: RunState) -> str:
     return run.request.question
 
 
-def _publish(run: RunState, report: Mapping[str, Any]) -> Generator[Any, Any, None]:
+def _publish(run: RunState, report: WebQaReportJson) -> Step[None]:
     report = published_report(report)
     markdown = render_markdown(WebQaReport.model_validate(report))
     g = graph("publish")
@@ -227,7 +286,7 @@ def _publish(run: RunState, report: Mapping[str, Any]) -> Generator[Any, Any, No
     yield from run_step(g)
 
 
-def _report_with_hop(run: RunState, s: Mapping[str, Any]) -> Generator[Any, Any, Any]:
+def _report_with_hop(run: RunState, s: WebQaStages) -> Step[WebQaReportJson]:
     """Stage ``report``, after the optional second hop (its own search/read stages)."""
     read, selected = s["read"], s["selected"]
     hop = plan_hop(run, s["plan"], s["searched"], s["read"], s["selected"])
@@ -247,7 +306,7 @@ WEB_QA = PatternSpec(
         Stage("searched", SearchedStage, lambda run, s: searched_stage(run, s["plan"])),
         Stage("read", ReadStage, lambda run, s: read_stage(run, s["searched"])),
         Stage("selected", SelectedStage, lambda run, s: selected_stage(run, s["plan"], s["read"])),
-        Stage("report", WebQaReport, lambda run, s: _report_with_hop(run, s)),
+        Stage("report", WebQaReport, lambda run, s: _report_with_hop(run, cast(WebQaStages, s))),
     ),
     replay=ReplayPolicy(reuse_failed_dispatches=False, persisted_start_clock=False),
 )
@@ -257,7 +316,12 @@ STAGES = WEB_QA.names
 """Stage names accepted by ``stop_after``, in order: plan, searched, read, selected, report."""
 
 
-def run_web_qa_loop(input: Mapping[str, Any], options: Mapping[str, Any] | None = None) -> Generator[Any, Any, dict[str, Any]]:
+def _record(stages: WebQaStages, name: str, value: object) -> None:
+    """Store the committed JSON of the declared stage ``name``."""
+    cast(dict[str, object], stages)[name] = value
+
+
+def run_web_qa_loop(input: WebQaInput, options: WebQaOptions | None = None) -> Step[WebQaReportJson | dict[str, str]]:
     """The Web QA plan, for ``runtime.loop(run_web_qa_loop, [input, options], signal=..., on_graph=...)``.
 
     Args:
@@ -274,7 +338,7 @@ def run_web_qa_loop(input: Mapping[str, Any], options: Mapping[str, Any] | None 
         SearchFailed, ReadFailed: total (or, without ``allow_partial``, any) failure.
         UngroundedAnswer: the draft failed verification after the one repair; nothing published.
     """
-    opts = dict(options or {})
+    opts: WebQaOptions = options or {}
     stop_after = opts.get("stop_after")
     if stop_after is not None and stop_after not in STAGES:
         raise InvalidRequest(f"stop_after must be one of {', '.join(STAGES)}, not {stop_after!r}")
@@ -290,16 +354,17 @@ def run_web_qa_loop(input: Mapping[str, Any], options: Mapping[str, Any] | None 
                     reuse_failed=WEB_QA.replay.reuse_failed_dispatches)
     run = RunState(request=request, task=task, model=dict(model), ledger=ledger,
                    max_model_calls=int(opts.get("max_model_calls", 6)),
-                   results_per_query=int(opts.get("results_per_query", 5)), stages=dict(state.stages))
+                   results_per_query=int(opts.get("results_per_query", 5)),
+                   stages=cast(WebQaStages, dict(state.stages)))
     s = run.stages
     for stage in WEB_QA.stages:
         if stage.name not in s:
             assert stage.build is not None
-            s[stage.name] = yield from stage.build(run, s)
+            _record(s, stage.name, (yield from stage.build(run, s)))
         if stop_after == stage.name:
             return {"status": "checkpoint", "stage": stage.name}
     yield from _publish(run, s["report"])
-    return dict(s["report"])
+    return s["report"].copy()
 
 
-__all__ = ["INSUFFICIENT_TEXT", "STAGES", "WEB_QA", "canonical_json", "run_web_qa_loop"]
+__all__ = ["INSUFFICIENT_TEXT", "STAGES", "WEB_QA", "WebQaInput", "WebQaOptions", "canonical_json", "run_web_qa_loop"]

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ditto_nb.evidence import Chunk
 from ditto_nb.evidence.citation import Citation
-from ditto_nb.patterns.web_qa.prompts import Status
+from ditto_nb.patterns.web_qa.schemas import Status
+from ditto_nb.patterns.web_qa.stage_models import ReportHit, WebQaReportJson
 
 
 class _Model(BaseModel):
@@ -98,7 +97,7 @@ class SearchRecord(_Model):
 
     query: str
     ok: bool
-    hits: list[dict[str, Any]] = Field(default_factory=list)
+    hits: list[ReportHit] = Field(default_factory=list)
     failure: str | None = None
 
 
@@ -211,7 +210,7 @@ def render_markdown(report: WebQaReport) -> str:
     return "\n".join(lines)
 
 
-def published_report(report: Mapping[str, Any]) -> dict[str, Any]:
+def published_report(report: WebQaReportJson) -> WebQaReportJson:
     """The report as published (``report.json``/``report.md``): without ``answer.withheld``.
 
     Withheld claims never reach the published files (issue 9): they stay in the task's Memory
@@ -220,7 +219,8 @@ def published_report(report: Mapping[str, Any]) -> dict[str, Any]:
     ``claims_frame`` (status ``rejected``) and the notebooks.
     ``export_json`` writes this form too.
     """
-    answer = {k: v for k, v in dict(report["answer"]).items() if k != "withheld"}
+    answer = report["answer"].copy()
+    answer.pop("withheld", None)
     return {**report, "answer": answer}
 
 

@@ -1,17 +1,57 @@
 """Typed outputs of the Web QA stages (``stage/<name>`` rows; the report is :class:`WebQaReport`).
 
-Nested per-source records stay JSON objects where their shape belongs to a tool (search hits,
-page records); everything the next stage reads by name is a typed field.
+Each stage has a pydantic output model (validated before the row is committed) and the
+:class:`~typing_extensions.TypedDict` of its committed JSON (``*Json``), which is what the plan's
+stage functions return and pass on: the same dicts as before, typed. Nested per-source records
+are the shared records of :mod:`ditto_nb.patterns.common.records` (search results, page records,
+chunks).
 """
 
 from __future__ import annotations
 
-from typing import Any
-
-from pydantic import Field
+from pydantic import ConfigDict, Field, with_config
+from typing_extensions import TypedDict
 
 from ditto_nb.evidence import Chunk
+from ditto_nb.patterns.common.records import (
+    ChunkRecord,
+    OmittedItem,
+    PageRecord,
+    QuoteLocation,
+    SearchResult,
+    SearchSpec,
+    WithheldClaim,
+)
 from ditto_nb.patterns.common.stage import StageOutput
+
+_OPEN = ConfigDict(extra="allow")
+
+
+@with_config(_OPEN)
+class ReadFailure(TypedDict):
+    """A search or page read that failed: ``stage`` (``searched``/``read``), ``source`` (query
+    or URL), ``failure`` (kind) and ``error`` (message)."""
+
+    stage: str
+    source: str
+    failure: str
+    error: str
+
+
+@with_config(_OPEN)
+class ConflictQuote(TypedDict):
+    """One side of a verified conflict: the chunk and its exact quote."""
+
+    chunk_id: str
+    quote: str
+
+
+@with_config(_OPEN)
+class SelectedConflict(TypedDict):
+    """A conflict the selection verified (both quotes exact)."""
+
+    topic: str
+    sides: list[ConflictQuote]
 
 
 class PlanStage(StageOutput):
@@ -23,18 +63,44 @@ class PlanStage(StageOutput):
     clarification: str = ""
 
 
+class PlanJson(TypedDict, total=False):
+    """The JSON of ``stage/plan``: :class:`PlanStage` plus the search specs of the first hop
+    (``search``) and those kept for the second (``deferred``)."""
+
+    normalized_question: str
+    queries: list[str]
+    search: list[SearchSpec]
+    deferred: list[SearchSpec]
+    needs_clarification: bool
+    clarification: str
+
+
 class SearchedStage(StageOutput):
     """``stage/searched``: one ``web_search`` tool result per query (``ok``, ``query``, ``hits``)."""
 
-    results: list[dict[str, Any]]
+    results: list[SearchResult]
+
+
+class SearchedJson(TypedDict):
+    """The JSON of ``stage/searched`` (and ``stage/hop-searched``)."""
+
+    results: list[SearchResult]
 
 
 class ReadStage(StageOutput):
     """``stage/read``: page records (``page_read`` results), failures and omitted URLs."""
 
-    pages: list[dict[str, Any]]
-    failures: list[dict[str, Any]] = Field(default_factory=list)
-    omitted: list[dict[str, Any]] = Field(default_factory=list)
+    pages: list[PageRecord]
+    failures: list[ReadFailure] = Field(default_factory=list)
+    omitted: list[OmittedItem] = Field(default_factory=list)
+
+
+class ReadJson(TypedDict):
+    """The JSON of ``stage/read`` (and ``stage/hop-read``)."""
+
+    pages: list[PageRecord]
+    failures: list[ReadFailure]
+    omitted: list[OmittedItem]
 
 
 class SelectedStage(StageOutput):
@@ -44,9 +110,243 @@ class SelectedStage(StageOutput):
     labels: dict[str, str] = Field(default_factory=dict)
     selected: list[str] = Field(default_factory=list)
     missing: list[str] = Field(default_factory=list)
-    conflicts: list[dict[str, Any]] = Field(default_factory=list)
+    conflicts: list[SelectedConflict] = Field(default_factory=list)
     fallback: bool = False
-    omitted: list[dict[str, Any]] = Field(default_factory=list)
+    omitted: list[OmittedItem] = Field(default_factory=list)
 
 
-__all__ = ["PlanStage", "ReadStage", "SearchedStage", "SelectedStage"]
+class SelectedJson(TypedDict, total=False):
+    """The JSON of ``stage/selected``: :class:`SelectedStage` plus the bridge names the selection
+    asked to look up (``lookup``, for the second hop)."""
+
+    candidates: list[ChunkRecord]
+    labels: dict[str, str]
+    selected: list[str]
+    lookup: list[str]
+    missing: list[str]
+    conflicts: list[SelectedConflict]
+    fallback: bool
+    omitted: list[OmittedItem]
+
+
+class HopPlan(TypedDict):
+    """The second hop (:func:`~ditto_nb.patterns.web_qa.hop.plan_hop`): its ``queries``, search
+    specs, page budget and the bridge ``names``."""
+
+    queries: list[str]
+    search: list[SearchSpec]
+    pages: int
+    names: list[str]
+
+
+class HopResult(TypedDict):
+    """The second hop's ``hop-searched`` and ``hop-read`` stage JSON."""
+
+    searched: SearchedJson
+    read: ReadJson
+
+
+class DraftClaim(TypedDict, total=False):
+    """A drafted claim (a ``ClaimItem`` dump): chunk label, quote and claim text."""
+
+    chunk_id: str
+    quote: str
+    claim: str
+
+
+class AnswerDraft(TypedDict, total=False):
+    """An answer or repair draft (an ``AnswerOutput`` dump; what the repair call is shown of the
+    failed draft has ``claims`` and ``answer`` only)."""
+
+    claims: list[DraftClaim]
+    answer: str
+    status: str
+
+
+class GroundVerdict(TypedDict, total=False):
+    """The grounding review's verdict on claim ``n`` (1-based)."""
+
+    n: int
+    reason: str
+    supported: bool
+
+
+class GroundReview(TypedDict, total=False):
+    """A ``GroundOutput`` dump."""
+
+    verdicts: list[GroundVerdict]
+    fits: bool
+
+
+class ShownSide(TypedDict):
+    """A conflict side as shown to the answer call: its quote only."""
+
+    quote: str
+
+
+class ShownConflict(TypedDict):
+    """A verified conflict as shown to the answer call."""
+
+    topic: str
+    sides: list[ShownSide]
+
+
+class DraftCitation(TypedDict):
+    """A drafted claim's citation with its label resolved to a chunk id."""
+
+    claim: str
+    chunk_id: str
+    quote: str
+
+
+class CitationJson(TypedDict):
+    """A verified citation of the report (a :class:`~ditto_nb.evidence.citation.Citation` dump)."""
+
+    chunk_id: str
+    quote: str
+    final_url: str
+    origin: str
+    title: str
+    fetched_at: str
+    sha256: str
+    paragraph_index: int
+    start: int
+    end: int
+
+
+class ClaimVerification(TypedDict):
+    """How a claim was checked (a ``ClaimCheck`` dump)."""
+
+    quotes_verified: bool
+    grounded: bool
+    grounding_reason: str
+    cross_check_passed: bool | None
+    origins: list[str]
+
+
+class ClaimJson(TypedDict):
+    """A claim of the answer with its verified citations (a ``Claim`` dump)."""
+
+    claim: str
+    citations: list[CitationJson]
+    verification: ClaimVerification
+
+
+class ReportConflict(TypedDict):
+    """A verified conflict as reported: its topic and each side's citation."""
+
+    topic: str
+    sides: list[CitationJson]
+
+
+class AnswerJson(TypedDict, total=False):
+    """The report's ``answer``: status, text, claims and (in Memory only) withheld claims."""
+
+    status: str
+    text: str
+    claims: list[ClaimJson]
+    withheld: list[WithheldClaim]
+
+
+ReportHit = dict[str, str | int | bool | None]
+"""A search hit as reported: ``rank``, ``title``, ``url``, ``snippet``, ``discovery_only``."""
+
+
+class SearchRecordJson(TypedDict, total=False):
+    """One query's search result as reported (a ``SearchRecord`` dump)."""
+
+    query: str
+    ok: bool
+    hits: list[ReportHit]
+    failure: str | None
+
+
+class SelectionJson(TypedDict, total=False):
+    """The report's ``selection`` (a ``Selection`` dump)."""
+
+    selected: list[str]
+    missing: list[str]
+    conflicts: list[ReportConflict]
+    omitted: list[OmittedItem]
+
+
+class WebQaReportJson(TypedDict, total=False):
+    """The JSON of :class:`~ditto_nb.patterns.web_qa.report.WebQaReport` (``stage/report``)."""
+
+    task_id: str
+    question: str
+    normalized_question: str
+    queries: list[str]
+    searches: list[SearchRecordJson]
+    selection: SelectionJson
+    evidence: list[ChunkRecord]
+    answer: AnswerJson
+    failures: list[ReadFailure]
+    omitted_urls: list[OmittedItem]
+    repaired: bool
+    budget: dict[str, int] | None
+    generated_at: str
+
+
+class QuoteEvidence(TypedDict, total=False):
+    """What :func:`~ditto_nb.patterns.web_qa.evaluate.citation_json` reads of a verified quote."""
+
+    chunk_id: str
+    location: QuoteLocation | None
+    final_url: str | None
+    origin: str | None
+    title: str | None
+    fetched_at: str | None
+    sha256: str | None
+
+
+WebQaStages = TypedDict(
+    "WebQaStages",
+    {
+        "plan": PlanJson,
+        "searched": SearchedJson,
+        "read": ReadJson,
+        "selected": SelectedJson,
+        "hop-searched": SearchedJson,
+        "hop-read": ReadJson,
+        "report": WebQaReportJson,
+    },
+    total=False,
+)
+"""The committed stages of a Web QA task by name (``stage/<name>`` rows; the report is the
+:class:`~ditto_nb.patterns.web_qa.report.WebQaReport` JSON)."""
+
+
+__all__ = [
+    "AnswerDraft",
+    "AnswerJson",
+    "CitationJson",
+    "ClaimJson",
+    "ClaimVerification",
+    "ConflictQuote",
+    "DraftCitation",
+    "DraftClaim",
+    "GroundReview",
+    "GroundVerdict",
+    "HopPlan",
+    "HopResult",
+    "PlanJson",
+    "PlanStage",
+    "QuoteEvidence",
+    "ReadFailure",
+    "ReadJson",
+    "ReadStage",
+    "ReportConflict",
+    "ReportHit",
+    "SearchRecordJson",
+    "SelectionJson",
+    "SearchedJson",
+    "SearchedStage",
+    "SelectedConflict",
+    "SelectedJson",
+    "SelectedStage",
+    "ShownConflict",
+    "ShownSide",
+    "WebQaReportJson",
+    "WebQaStages",
+]

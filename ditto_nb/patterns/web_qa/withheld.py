@@ -16,9 +16,10 @@ task's Memory under ``withheld``::
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Final
 
 from ditto_nb.patterns.common.binding import TaskScope
+from ditto_nb.patterns.common.records import WithheldClaim
 from ditto_nb.runtime.capabilities import MEMORY_WRITE
 from ditto_nb.runtime.graph import Graph, graph
 
@@ -26,7 +27,7 @@ WITHHELD_KEY: Final = "withheld"
 """Memory key of the withheld claims."""
 
 
-def add_withheld(g: Graph, task: TaskScope, claims: Sequence[dict[str, Any]], outcome: str) -> str:
+def add_withheld(g: Graph, task: TaskScope, claims: Sequence[WithheldClaim], outcome: str) -> str:
     """Add the node writing the withheld claims to ``g``.
 
     Args:
@@ -43,7 +44,7 @@ def add_withheld(g: Graph, task: TaskScope, claims: Sequence[dict[str, Any]], ou
     return "withheld"
 
 
-def withheld_graph(task: TaskScope, claims: Sequence[dict[str, Any]], outcome: str) -> Graph:
+def withheld_graph(task: TaskScope, claims: Sequence[WithheldClaim], outcome: str) -> Graph:
     """A one-node graph writing the withheld claims (before ``UngroundedAnswer`` is raised)."""
     g = graph("repair:withheld")
     add_withheld(g, task, claims, outcome)

@@ -51,15 +51,29 @@ def test_unverifiable_findings_are_reported_one_problem_each() -> None:
     assert len(problems) == 1 and "conclusion 2" in problems[0]
 
 
+def request_web() -> Any:
+    """Just enough of a sandbox web for :func:`make_request`."""
+    return type("Web", (), {"allowed_origins": ("https://wiki.test",)})()
+
+
 def test_clear_false_without_a_clarification_question_is_researched() -> None:
-    request = make_request(type("Web", (), {"allowed_origins": ("https://wiki.test",)})(), max_queries=1)
+    request = make_request(request_web(), max_queries=1)
     plan = _normalize_plan(request, {"clear": False, "goal": "g", "sub_questions": ["Who designed it?", "When?"],
                                      "queries": ["Zarnow Bridge designer"], "clarification_questions": []})
     assert plan["clear"] and plan["sub_questions"] == ["Who designed it?"]
     assert plan["queries"] == ["Zarnow Bridge designer"] and plan["clarification_questions"] == []
-    vague = _normalize_plan(request, {"clear": False, "sub_questions": [], "queries": [],
-                                      "clarification_questions": ["Which market?"]})
+    asks = {"clear": False, "sub_questions": [], "queries": [], "clarification_questions": ["Which market?"]}
+    vague = _normalize_plan(make_request(request_web(), question="markets", max_queries=1), asks)
     assert not vague["clear"] and vague["clarification_questions"] == ["Which market?"]
+
+
+def test_a_topic_that_names_something_is_researched_even_if_the_model_asks() -> None:
+    # a small model asks for clarification of clear questions; a named entity is enough to search
+    request = make_request(request_web(), max_queries=1)  # "Zarnow Bridge: who designed it ..."
+    plan = _normalize_plan(request, {"clear": False, "sub_questions": [], "queries": [],
+                                     "clarification_questions": ["Which bridge?"]})
+    assert plan["clear"] and plan["clarification_questions"] == []
+    assert plan["sub_questions"] == [request.question] and plan["queries"] == [request.question]
 
 
 def test_gap_with_evidence_and_nothing_missing_is_covered() -> None:

@@ -86,6 +86,9 @@ def test_date_absent_from_quote_is_rejected_repaired_once_then_withheld(
     assert any("number(s) 1929" in r and "4" in r for r in withheld["reasons"])
     assert all("1929" not in c.statement for c in report.conclusions)
     assert [c.index for c in report.conclusions] == [1]
+    # The summary is composed from what was published: no withheld statement, the gap named.
+    assert "1929" not in report.summary and report.summary.startswith("Established: ")
+    assert report.conclusions[0].statement.rstrip(".") in report.summary and "Not established: " in report.summary
     # The assessment called sub-question 2 covered; its only finding was withheld → gap, named in unknowns.
     assert report.rounds[-1]["coverage"][1]["status"] == "covered"
     assert [row["status"] for row in report.coverage] == ["covered", "gap"]
@@ -196,3 +199,31 @@ def test_page_titled_with_the_sub_questions_entity_ranks_first() -> None:
     # Round-robin: each sub-question's own entity page first (E3 for Ilse Marrek, E4 for Hanna Velt).
     assert [s["id"] for s in selected] == ["E3", "E4", "E1"]  # then the assessed evidence
     assert rank(evidence, ["Where was Ilse Marrek born?"])[0]["id"] == "E3"
+
+
+class Unquoted(Drafter):
+    """The bridge script whose findings name their evidence id but carry no quote (the local
+    model's grammar has no quote field): code quotes the item's sentence that states each one."""
+
+    def __call__(self, request: dict[str, Any]) -> Any:
+        reply = super().__call__(request)
+        if self.script.purposes[-1] in ("report", "repair"):
+            reply["conclusions"] = [{k: v for k, v in c.items() if k != "quote"} for c in reply["conclusions"]]
+        return reply
+
+
+def test_findings_without_quotes_get_the_sentence_of_their_evidence_that_states_them(
+    sandbox_factory: Any, scripted_model: Any, config: Any, tmp_path: Path
+) -> None:
+    web = sandbox_factory(bridge_corpus())
+    drafter = Unquoted([DESIGNER, COMPLETED])
+    scripted_model.responder = drafter
+    report = run(web, config, tmp_path / "task", make_request(web))
+    assert isinstance(report, ResearchReport) and report.conclusions
+    for conclusion in report.conclusions:
+        # the picked quote is a sentence of the cited evidence that carries the finding's fact
+        fact = re.search(r"[A-Z]\w+ [A-Z]\w+$|\d{4}", conclusion.statement.rstrip("."))
+        assert fact is not None and fact.group(0) in conclusion.quote, (conclusion.statement, conclusion.quote)
+        assert conclusion.quote.endswith(".") and len(conclusion.quote) < len(conclusion.statement) + 200
+    assert len(report.conclusions) == 2 and not report.withheld
+    _consistent(report)

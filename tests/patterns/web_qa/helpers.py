@@ -11,6 +11,7 @@ from typing import Any
 
 from ditto_nb.patterns.common import SearchSetup
 from ditto_nb.patterns.web_qa import WebQaRequest, open_web_qa, run_web_qa
+from ditto_nb.patterns.web_qa.prompts import purpose_of as prompt_purpose
 from ditto_nb.runtime.config import RuntimeConfig
 from ditto_nb.sandbox import SandboxWeb
 from ditto_nb.testing.scripted_model import ScriptedModel
@@ -41,8 +42,7 @@ def chunks_in_prompt(request: dict[str, Any]) -> list[tuple[str, str, str]]:
 
 def purpose_of(request: dict[str, Any]) -> str:
     """The ``Task: <purpose>`` of a model request."""
-    system = request["messages"][0]["content"]
-    return system.split("\n", 1)[0].removeprefix("Task: ").strip()
+    return str(request.get("purpose") or prompt_purpose(request["messages"]))
 
 
 def claims_in_prompt(request: dict[str, Any]) -> int:

@@ -136,24 +136,43 @@ async def test_answer_words_absent_from_quotes_is_repaired_then_not_published(
     assert report.budget is not None and report.budget.model_calls == 6 and report.budget.pages_limit == 2
 
 
-async def test_claim_with_a_date_absent_from_its_quote_is_repaired_then_withheld(
+async def test_claim_with_a_date_absent_from_its_quote_is_withheld_without_repair_when_the_answer_stands(
     tmp_path: Path, wiki: SandboxWeb, config, scripted_model
 ) -> None:
     draft = lambda c: {"status": "answered", "answer": "Aarhus", "claims": [  # noqa: E731
         claim_for(c, "She was born in Aarhus.", "Mara Quell was born in Aarhus."),
         claim_for(c, "She was born in Aarhus.", "Mara Quell was born in Aarhus on 1 May 1930.")]}
-    again = lambda c: {"status": "answered", "answer": "Aarhus", "claims": [  # noqa: E731
+    recorder = Recorder(Script(queries=["Mara Quell"], answer=draft, repair=draft))
+    scripted_model.responder = recorder
+    request = make_request(wiki, question="Where was Mara Quell born?", max_queries=1, max_pages=2)
+    report = await run_once(tmp_path / "t", request, config, setup(wiki), scripted_model)
+    assert recorder.of("repair") == []  # the answer stands on its first claim: no repair call
+    assert report.answer.status == "answered" and report.answer.text == "Aarhus" and not report.repaired
+    assert [c.claim for c in report.answer.claims] == ["Mara Quell was born in Aarhus."]
+    assert report.budget is not None and report.budget.model_calls == 4
+    assert report.answer.withheld == []  # the published report carries no withheld claim
+    (withheld,) = load_task(tmp_path / "t").withheld  # Memory ``withheld``, shown by show/claims_frame
+    assert withheld["claim"] == "Mara Quell was born in Aarhus on 1 May 1930."
+    assert any("1930" in reason for reason in withheld["reasons"])
+
+
+async def test_only_claim_with_a_date_absent_from_its_quote_is_repaired_then_withheld(
+    tmp_path: Path, wiki: SandboxWeb, config, scripted_model
+) -> None:
+    draft = lambda c: {"status": "answered", "answer": "Aarhus", "claims": [  # noqa: E731
         claim_for(c, "She was born in Aarhus.", "Mara Quell was born in Aarhus on 1 May 1930.")]}
+    again = lambda c: {"status": "answered", "answer": "Aarhus", "claims": [  # noqa: E731
+        claim_for(c, "She was born in Aarhus.", "Mara Quell was born in Aarhus on 1 May 1930."),
+        claim_for(c, "She was born in Aarhus.", "Mara Quell was born in Aarhus.")]}
     recorder = Recorder(Script(queries=["Mara Quell"], answer=draft, repair=again))
     scripted_model.responder = recorder
     request = make_request(wiki, question="Where was Mara Quell born?", max_queries=1, max_pages=2)
     report = await run_once(tmp_path / "t", request, config, setup(wiki), scripted_model)
     repair_prompt = recorder.of("repair")[0]["messages"][-1]["content"]
     assert "does not state the number(s) 1, 1930" in repair_prompt
-    assert report.answer.status == "answered" and report.answer.text == "Aarhus"
+    assert report.answer.status == "answered" and report.answer.text == "Aarhus" and report.repaired
     assert [c.claim for c in report.answer.claims] == ["Mara Quell was born in Aarhus."]
-    assert report.answer.withheld == []  # the published report carries no withheld claim
-    (withheld,) = load_task(tmp_path / "t").withheld  # Memory ``withheld``, shown by show/claims_frame
+    (withheld,) = load_task(tmp_path / "t").withheld
     assert withheld["claim"] == "Mara Quell was born in Aarhus on 1 May 1930."
     assert any("1930" in reason for reason in withheld["reasons"])
 
@@ -172,3 +191,45 @@ async def test_claim_quoting_a_different_entity_is_rejected(
         await run_once(tmp_path / "t", request, config, setup(wiki), scripted_model)
     repair_prompt = recorder.of("repair")[0]["messages"][-1]["content"]
     assert "the quote does not name Quell" in repair_prompt
+
+
+async def test_claim_without_a_quote_gets_the_sentence_of_its_chunk_that_states_it(
+    tmp_path: Path, wiki: SandboxWeb, config, scripted_model
+) -> None:
+    """The local model's grammar has no quote field: code quotes the cited chunk's sentence that
+    states the claim (the answer weighs extra), and that quote is verified and published."""
+    def draft(chunks: list[tuple[str, str, str]]) -> dict[str, Any]:
+        label = next(lbl for lbl, _origin, text in chunks if "Aarhus" in text)
+        return {"status": "answered", "answer": "Aarhus",
+                "claims": [{"chunk_id": label, "claim": "Mara Quell was born in Aarhus."}]}
+    recorder = Recorder(Script(queries=["Mara Quell"], answer=draft, repair=draft))
+    scripted_model.responder = recorder
+    request = make_request(wiki, question="Where was Mara Quell born?", max_queries=1, max_pages=2)
+    report = await run_once(tmp_path / "t", request, config, setup(wiki), scripted_model)
+    assert report.answer.status == "answered" and report.answer.text == "Aarhus" and not report.repaired
+    (claim,) = report.answer.claims
+    (citation,) = claim.citations
+    assert citation.quote == "She was born in Aarhus."
+    assert citation.title == "Mara Quell"
+    ground_prompt = recorder.of("ground")[0]["messages"][-1]["content"]
+    assert '"She was born in Aarhus."' in ground_prompt  # the review judges the picked quote
+
+
+async def test_a_swapped_chunk_label_is_quoted_from_the_chunk_that_names_the_claim(
+    tmp_path: Path, wiki: SandboxWeb, config, scripted_model
+) -> None:
+    """A small model cites C1 for a fact of C2: the quote comes from the chunk that names the claim's
+    names, and the published citation names that chunk's page."""
+    def draft(chunks: list[tuple[str, str, str]]) -> dict[str, Any]:
+        wrong = next(lbl for lbl, _origin, text in chunks if "Aarhus" not in text)
+        return {"status": "answered", "answer": "Aarhus",
+                "claims": [{"chunk_id": wrong, "claim": "Mara Quell was born in Aarhus."}]}
+    recorder = Recorder(Script(queries=["Mara Quell", "Blue Museum"], answer=draft, repair=draft))
+    scripted_model.responder = recorder
+    request = make_request(wiki, question="Where was Mara Quell, who designed the Blue Museum, born?",
+                           max_queries=2, max_pages=3)
+    report = await run_once(tmp_path / "t", request, config, setup(wiki), scripted_model)
+    assert report.answer.status == "answered"
+    (claim,) = report.answer.claims
+    (citation,) = claim.citations
+    assert citation.title == "Mara Quell" and "Aarhus" in citation.quote

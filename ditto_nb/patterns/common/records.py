@@ -1,0 +1,309 @@
+"""Typed JSON records that cross stage boundaries as plain dicts (tool results, evidence, rows).
+
+These are :class:`~typing_extensions.TypedDict` shapes, so at run time they are the same JSON
+dicts the Memory rows, the Worker outputs and the published reports have always held (keys and
+values unchanged; old task directories read back as they are). Where a record is a field of a
+pydantic stage output or report it is declared ``total=False`` with ``extra="allow"`` so a
+stored row missing a key or carrying a key added by newer code still validates unchanged.
+
+:data:`JsonObject` is kept for the true JSON boundaries only: a model's raw output before
+validation and a Memory value read back before it is validated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, with_config
+from typing_extensions import NotRequired, TypedDict
+
+JsonObject = dict[str, Any]
+"""A JSON object at a true boundary (raw model output, a Memory value before validation)."""
+
+_OPEN = ConfigDict(extra="allow")
+
+
+# --- Worker inputs ----------------------------------------------------------------------------
+
+
+class ModelPayload(TypedDict):
+    """The ``INFER.REASONING.SAMPLE`` input of one model call."""
+
+    provider: str
+    model: str
+    messages: list[dict[str, str]]
+    output_schema: type[BaseModel]
+    purpose: str
+    max_tokens: NotRequired[int]
+
+
+class MemoryCall(TypedDict, total=False):
+    """A ``MEMORY.GET``/``MEMORY.WRITE`` input: ``namespace`` and ``key`` (or ``prefix``); a
+    write adds ``value`` (any JSON) and optionally ``if_absent``."""
+
+    namespace: str
+    key: str
+    prefix: str
+    value: object
+    if_absent: bool
+
+
+class ContextCall(TypedDict):
+    """A ``CONTEXT.LOAD`` input: the task's Context ``scope``, its Memory ``namespace`` and the
+    working-set fields to write (``update``: any JSON values; None only loads)."""
+
+    scope: str
+    namespace: str
+    update: dict[str, object] | None
+
+
+class ToolCall(TypedDict):
+    """An ``INTERACTION.ACT.TOOL`` input: the tool name and its keyword arguments."""
+
+    tool: str
+    args: Mapping[str, object]
+
+
+class LedgerRow(TypedDict, total=False):
+    """A ``ledger/<key>`` row: ``kind`` (``model``/``search``/``read``), ``name`` (purpose, query
+    or URL), ``status`` (``started``/``done``), ``at`` (UTC ISO-8601) and, once done, the
+    dispatch ``output`` (the Worker's JSON)."""
+
+    kind: str
+    name: str
+    status: str
+    at: str
+    output: Any
+
+
+class Binding(TypedDict):
+    """The ``request`` row binding a task to its request: the SHA-256 ``fingerprint`` of the
+    canonical request JSON and the ``request`` itself."""
+
+    fingerprint: str
+    request: JsonObject
+
+
+class FailureRow(TypedDict, total=False):
+    """A ``failure/<time>`` row: a failed run's ``stage``, ``error_type``, ``message``,
+    ``help``, ``retryable`` and ``at`` (UTC ISO-8601)."""
+
+    stage: str
+    error_type: str
+    message: str
+    help: str
+    retryable: bool
+    at: str
+
+
+class WithheldClaim(TypedDict, total=False):
+    """A Web QA claim verification withheld: ``claim``, ``chunk_id``, ``quote``, ``reason``,
+    ``quote_found``, ``grounded``, ``reasons``."""
+
+    claim: str
+    chunk_id: str
+    quote: str
+    reason: str
+    quote_found: bool
+    grounded: bool
+    reasons: list[str]
+
+
+# --- tools -------------------------------------------------------------------------------------
+
+
+@with_config(_OPEN)
+class SearchHit(TypedDict, total=False):
+    """One search hit (a :class:`~ditto_nb.web.search.base.SearchHit` dump)."""
+
+    query: str
+    rank: int
+    title: str
+    url: str
+    origin: str
+    snippet: str
+    discovery_only: bool
+    provider: str
+
+
+@with_config(_OPEN)
+class SearchResult(TypedDict, total=False):
+    """The ``web_search`` tool's result for one query.
+
+    ``ok``; ``query`` (as asked); ``used`` (the form that returned hits); ``tried`` (every form
+    sent); ``hits``; on failure ``failure`` and ``error``.
+    """
+
+    ok: bool
+    query: str
+    used: str
+    tried: list[str]
+    hits: list[SearchHit]
+    failure: str
+    error: str
+
+
+@with_config(_OPEN)
+class PageRecord(TypedDict, total=False):
+    """The ``page_read`` tool's result for one URL (a failed read has ``failure`` and ``error``)."""
+
+    ok: bool
+    url: str
+    final_url: str
+    origin: str
+    title: str
+    fetched_at: str
+    sha256: str
+    status: int
+    paragraphs: list[str]
+    failure: str
+    error: str
+
+
+class QuoteLocation(TypedDict):
+    """Where a verified quote sits: paragraph and character offsets (end exclusive)."""
+
+    paragraph_index: int
+    start: int
+    end: int
+    quote: str
+
+
+class QuoteResult(TypedDict):
+    """One ``verify_quotes`` result (see :func:`~ditto_nb.patterns.common.tools.check_quotes`)."""
+
+    chunk_id: str
+    quote: str
+    ok: bool
+    reason: str
+    location: QuoteLocation | None
+    origin: str | None
+    final_url: str | None
+    title: str | None
+    fetched_at: str | None
+    sha256: str | None
+    paragraph_text: str
+
+
+class CitationRef(TypedDict):
+    """What a quote check needs of a citation: the cited chunk id and the quote."""
+
+    chunk_id: str
+    quote: str
+
+
+class PublishedFiles(TypedDict):
+    """What :func:`~ditto_nb.patterns.common.publish.publish_report` returns: ``published``
+    (False when the identical report was already there) and the two file paths."""
+
+    published: bool
+    json_path: str
+    markdown_path: str
+
+
+# --- evidence and research rows ----------------------------------------------------------------
+
+
+class SearchSpec(TypedDict):
+    """A search spec: the query ``text``, its relaxation ladder ``fallbacks`` (tried in order
+    while a form returns no hit) and the ``entity`` searched by title first ("" for none)."""
+
+    text: str
+    fallbacks: list[str]
+    entity: str
+
+
+class SearchArgs(TypedDict, total=False):
+    """``web_search`` tool arguments: ``query``, ``limit`` (hits), the relaxation ladder
+    ``fallbacks`` and the entity ``title`` searched first."""
+
+    query: str
+    limit: int
+    fallbacks: list[str]
+    title: str
+
+
+@with_config(_OPEN)
+class ChunkRecord(TypedDict, total=False):
+    """A :class:`~ditto_nb.evidence.Chunk` dump."""
+
+    chunk_id: str
+    url: str
+    final_url: str
+    origin: str
+    title: str
+    fetched_at: str
+    sha256: str
+    paragraph_index: int
+    text: str
+
+
+@with_config(_OPEN)
+class EvidenceItem(ChunkRecord, total=False):
+    """A research evidence item: a :class:`~ditto_nb.evidence.Chunk` dump plus its short id
+    (``E1``...) and the 1-based round that found it."""
+
+    id: str
+    round: int
+
+
+class PromptEvidence(TypedDict):
+    """The part of an evidence item shown to the model."""
+
+    id: str
+    origin: str
+    text: str
+
+
+@with_config(_OPEN)
+class OmittedItem(TypedDict, total=False):
+    """Something a cap left out: a chunk (``chunk_id``, ``final_url``, ``chars``/``id``, or a
+    Web QA ``score`` as text) or a URL (``url``, ``round``), with its ``reason``
+    (``evidence-cap``, ``chunk-cap``, ``page-budget``, ``max-pages``, ``mirror``, ...)."""
+
+    id: str
+    chunk_id: str
+    final_url: str
+    chars: int
+    url: str
+    round: int
+    reason: str
+    score: str
+
+
+@with_config(_OPEN)
+class FailureItem(TypedDict, total=False):
+    """A search or read that failed under ``allow_partial``: ``source`` (query or URL), ``kind``
+    (``search``/``read``), ``error``."""
+
+    source: str | None
+    kind: str
+    error: str | None
+
+
+__all__ = [
+    "Binding",
+    "ChunkRecord",
+    "CitationRef",
+    "ContextCall",
+    "EvidenceItem",
+    "FailureItem",
+    "FailureRow",
+    "JsonObject",
+    "LedgerRow",
+    "MemoryCall",
+    "ModelPayload",
+    "OmittedItem",
+    "PageRecord",
+    "PromptEvidence",
+    "PublishedFiles",
+    "QuoteLocation",
+    "QuoteResult",
+    "SearchArgs",
+    "SearchHit",
+    "SearchResult",
+    "SearchSpec",
+    "ToolCall",
+    "WithheldClaim",
+]

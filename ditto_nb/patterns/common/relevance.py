@@ -1,0 +1,121 @@
+"""Relevance to the question: search hits ranked by it, and bridge names found in evidence (pure).
+
+Used by Web QA's page choice and second hop and by deep research's query forming; the entity
+names and title keys come from :mod:`ditto_nb.patterns.common.retrieval`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from ditto_nb.evidence.rank import bm25_rank, terms
+from ditto_nb.patterns.common.retrieval import question_entities, title_key
+from ditto_nb.text import normalize_text
+
+
+def _stems(text: str) -> set[str]:
+    """Five-letter prefixes of ``text``'s ranking terms: ``director`` and ``directed`` share ``direc``."""
+    return {w[:5] for w in terms(text)}
+
+
+def _lead_in(name: str, text: str, width: int = 8) -> set[str]:
+    """Stems of the ``width`` words before each mention of ``name`` in ``text`` (``directed by``)."""
+    found: set[str] = set()
+    start = text.find(name)
+    while start >= 0:
+        found |= _stems(" ".join(text[:start].split()[-width:]))
+        start = text.find(name, start + 1)
+    return found
+
+
+def bridge_candidates(question: str, texts: Sequence[str], known: Sequence[str], limit: int = 2) -> list[str]:
+    """Names in evidence texts that the question does not name: candidate bridge entities.
+
+    A bridge question's in-between entity is usually a multi-word name that the first pages
+    mention and the question does not (the actress a film page names). Multi-word capitalized
+    spans of ``texts`` are kept when they share no word with the question's entities or ``known``
+    (titles already read); ranked by how many of the question's other words (by five-letter stem)
+    stand in the eight words before a mention (``the director of X`` → ``directed by Adriana
+    Trigiani``), then by how many texts mention them, then by first appearance.
+
+    Args:
+        question: the question as asked.
+        texts: the selected chunks' texts, best first.
+        known: titles of pages already read.
+        limit: most names returned.
+
+    Returns:
+        Names, best first.
+    """
+    entities = question_entities(question)
+    taken = {w for e in [*entities, *known] for w in title_key(e).split() if len(w) > 2}
+    asked = _stems(question) - {w[:5] for w in taken}
+    counts: dict[str, int] = {}
+    context: dict[str, int] = {}
+    first: dict[str, tuple[int, int]] = {}
+    for number, text in enumerate(texts):
+        for name in dict.fromkeys(question_entities(text)):
+            words = [w for w in title_key(name).split() if len(w) > 2]
+            if len(name.split()) < 2 or not words or taken & set(words) or any(ch.isdigit() for ch in name):
+                continue
+            counts[name] = counts.get(name, 0) + 1
+            context[name] = max(context.get(name, 0), len(asked & _lead_in(name, text)))
+            first.setdefault(name, (number, text.find(name)))
+    return sorted(counts, key=lambda n: (-context[n], -counts[n], first[n]))[:limit]
+
+
+def rank_hits(question: str, results: Sequence[Sequence[Mapping[str, object]]], entities: Sequence[str]) -> list[str]:
+    """Order the URLs of search hits by relevance to the question (not by query order).
+
+    The best hit of every query comes first (in query order) so each queried entity keeps a page;
+    the remaining hits follow by score: BM25 of title + snippet against the question and
+    entities, plus 2.0 for a title naming an entity exactly (parenthetical qualifier ignored) and
+    1.0 for a title contained in the question.
+
+    Args:
+        question: the question as asked.
+        results: one hit list per query (dicts with ``url``, ``title``, ``snippet``).
+        entities: the question's entities plus any bridge names.
+
+    Returns:
+        Distinct URLs (fragments removed), best first.
+    """
+    flat: list[tuple[int, int, Mapping[str, object]]] = []
+    for qi, hits in enumerate(results):
+        for rank, hit in enumerate(hits):
+            if hit.get("url"):
+                flat.append((qi, rank, hit))
+    if not flat:
+        return []
+    texts = [f"{hit.get('title') or ''} {hit.get('title') or ''} {hit.get('snippet') or ''}" for _, _, hit in flat]
+    scores = {r.index: r.score for r in bm25_rank(" ".join([question, *entities]), texts)}
+    keys = {title_key(e) for e in entities}
+    lower_question = normalize_text(question).lower()
+    bonus = []
+    for _, _, hit in flat:
+        key = title_key(str(hit.get("title") or ""))
+        bonus.append((2.0 if key and key in keys else 0.0) + (1.0 if key and key in lower_question else 0.0))
+    order: list[str] = []
+
+    def add(url: str) -> None:
+        url = url.split("#", 1)[0]
+        if url not in order:
+            order.append(url)
+
+    tops = sorted(
+        (i for i, (_, rank, _) in enumerate(flat) if rank == 0),
+        key=lambda i: flat[i][0],
+    )
+    # within each query, its best hit is the highest-scoring of its first three (search rank is noisy)
+    for i in tops:
+        qi = flat[i][0]
+        own = [j for j, (q, rank, _) in enumerate(flat) if q == qi and rank < 3]
+        best = max(own, key=lambda j: (scores.get(j, 0.0) + bonus[j], -flat[j][1]))
+        add(str(flat[best][2]["url"]))
+    rest = sorted(range(len(flat)), key=lambda j: (-(scores.get(j, 0.0) + bonus[j]), flat[j][1], flat[j][0]))
+    for j in rest:
+        add(str(flat[j][2]["url"]))
+    return order
+
+
+__all__ = ["bridge_candidates", "rank_hits"]

@@ -1,0 +1,38 @@
+"""pick_quote: the sentence(s) of a paragraph that state a claim (exact paragraph text)."""
+
+from __future__ import annotations
+
+from ditto_nb.evidence.quote_pick import pick_quote
+
+TEMPLE = ("Shirley Temple Black (April 23, 1928 – February 10, 2014) was an American actress, singer, "
+          "dancer, businesswoman, and diplomat. As an adult, she was named United States ambassador to "
+          "Ghana and also served as Chief of Protocol of the United States. She died in Woodside.")
+
+
+def test_the_sentence_with_the_claims_fact_wins_over_the_subjects_first_sentence() -> None:
+    quote = pick_quote(TEMPLE, "She served as Chief of Protocol.", focus="Chief of Protocol", title="Shirley Temple")
+    assert quote == "As an adult, she was named United States ambassador to Ghana and also served as Chief of Protocol of the United States."
+
+
+def test_two_adjacent_sentences_when_the_claim_spans_them() -> None:
+    quote = pick_quote(TEMPLE, "Shirley Temple Black, an actress, was named ambassador to Ghana.",
+                       focus="ambassador", title="Shirley Temple")
+    assert quote.startswith("Shirley Temple Black (April 23, 1928") and quote.endswith("Chief of Protocol of the United States.")
+    assert quote in TEMPLE
+
+
+def test_answer_words_weigh_more_and_ties_keep_the_earlier_sentence() -> None:
+    assert pick_quote(TEMPLE, "Something else entirely.", title="Shirley Temple").startswith("Shirley Temple Black")
+    assert pick_quote(TEMPLE, "She died.", focus="Woodside") == "She died in Woodside."
+    assert pick_quote("", "anything") == ""
+
+
+def test_a_swapped_label_is_quoted_from_the_source_that_names_the_claim() -> None:
+    from ditto_nb.evidence.quote_pick import best_source
+
+    sources = {"C1": ("Janet Waldo", "Janet Marie Waldo was an American radio and voice actress."),
+               "C2": ("Shirley Temple", "Shirley Temple Black was an American actress and diplomat.")}
+    assert best_source("Shirley Temple was an American actress.", "C1", sources) == "C2"
+    assert best_source("Janet Waldo was an American actress.", "C1", sources) == "C1"
+    assert best_source("She was an actress.", "C1", sources) == "C1"  # no names: the cited source stays
+    assert best_source("Shirley Temple was an actress.", "C9", sources) == "C9"  # unknown ids are left to fail
