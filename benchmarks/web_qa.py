@@ -40,7 +40,6 @@ Needs Redis (``--redis-url``, default ``$DITTO_WORKER_CONTEXT_REDIS_URL`` or
 
 from __future__ import annotations
 
-from ditto_nb.patterns.web_qa.prompts import purpose_of
 import argparse
 import asyncio
 import collections
@@ -59,6 +58,7 @@ from pydantic import BaseModel, Field
 from ditto_nb.errors import DittoError
 from ditto_nb.patterns.common import SearchSetup
 from ditto_nb.patterns.web_qa import WebQaReport, WebQaRequest, create_task, open_web_qa, run_web_qa
+from ditto_nb.patterns.web_qa.prompts import purpose_of
 from ditto_nb.runtime import INFER_REASONING_SAMPLE, GraphRecord, ModelSelection, RuntimeConfig, load_runtime_config
 from ditto_nb.sandbox import (
     HotpotQuestion,

@@ -153,21 +153,15 @@ def _title(tree: lxml.html.HtmlElement) -> str | None:
     """The title as the page shows it: the ``<title>`` (else ``og:title``, else the first ``<h1>``),
     except that a ``<title>`` of the form ``<h1> - SiteName`` (MediaWiki, most CMSs) gives the
     first ``<h1>``."""
-    found_titles: list[str] = []
-    for xpath in ("//title", "//meta[@property='og:title']/@content", "//h1"):
-        for found in tree.xpath(xpath):
-            value = found if isinstance(found, str) else found.text_content()
-            title = normalize_text(str(value))
-            if title:
-                found_titles.append(title)
-                break
-    if not found_titles:
-        return None
-    first = found_titles[0]
-    heading = next((normalize_text(str(h.text_content())) for h in tree.xpath("//h1")), "")
-    if heading and heading != first and any(first.startswith(heading + sep) for sep in _SITE_SEPARATORS):
+    def first(xpath: str) -> str:
+        found = (f if isinstance(f, str) else f.text_content() for f in tree.xpath(xpath))
+        return next((text for text in (normalize_text(str(f)) for f in found) if text), "")
+
+    title = first("//title") or first("//meta[@property='og:title']/@content")
+    heading = first("//h1")
+    if title and heading and heading != title and any(title.startswith(heading + sep) for sep in _SITE_SEPARATORS):
         return heading
-    return first
+    return title or heading or None
 
 
 def _is_skip_link(element: lxml.html.HtmlElement) -> bool:

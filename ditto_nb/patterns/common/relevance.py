@@ -33,8 +33,10 @@ def bridge_candidates(question: str, texts: Sequence[str], known: Sequence[str],
 
     A bridge question's in-between entity is usually a multi-word name that the first pages
     mention and the question does not (the actress a film page names). Multi-word capitalized
-    spans of ``texts`` are kept when they share no word with the question's entities or ``known``
-    (titles already read); ranked by how many of the question's other words (by five-letter stem)
+    spans of ``texts`` are kept unless they are a question entity or a title in ``known`` (titles
+    already read), a part of one, or one of them with more words (``Peter Schmeichel`` stays a
+    candidate for a question naming ``Kasper Schmeichel``; ``Shirley Temple Black`` does not for
+    a question naming ``Shirley Temple``); ranked by how many of the question's other words (by five-letter stem)
     stand in the eight words before a mention (``the director of X`` → ``directed by Adriana
     Trigiani``), then by how many texts mention them, then by first appearance.
 
@@ -48,7 +50,9 @@ def bridge_candidates(question: str, texts: Sequence[str], known: Sequence[str],
         Names, best first.
     """
     entities = question_entities(question)
-    taken = {w for e in [*entities, *known] for w in title_key(e).split() if len(w) > 2}
+    named = [{w for w in title_key(e).split() if len(w) > 2} for e in [*entities, *known]]
+    named = [words for words in named if words]
+    taken = set().union(*named)
     asked = _stems(question) - {w[:5] for w in taken}
     counts: dict[str, int] = {}
     context: dict[str, int] = {}
@@ -56,7 +60,8 @@ def bridge_candidates(question: str, texts: Sequence[str], known: Sequence[str],
     for number, text in enumerate(texts):
         for name in dict.fromkeys(question_entities(text)):
             words = [w for w in title_key(name).split() if len(w) > 2]
-            if len(name.split()) < 2 or not words or taken & set(words) or any(ch.isdigit() for ch in name):
+            if len(name.split()) < 2 or not words or any(ch.isdigit() for ch in name) \
+                    or any(set(words) <= known_words or known_words <= set(words) for known_words in named):
                 continue
             counts[name] = counts.get(name, 0) + 1
             context[name] = max(context.get(name, 0), len(asked & _lead_in(name, text)))

@@ -19,6 +19,9 @@ disagree), never a wrong published answer:
   the first step only (measured on a real wiki: "Shirley Temple" for her government position,
   "University of Kansas" for its fight song). ``What is the name of the woman who …`` asks for the
   entity, and is not checked.
+- **Not a repeat of the question**: an answer whose every content word is already in the
+  question (``New York City`` for "… based in what New York city?", the subject's own name) gives
+  nothing the question did not; a comparison's choice (``X or Y``) and yes/no are exempt.
 - **The grounding review's judgement**: the review says whether the answer gives what the
   question asks for (``fits``); ``false`` is a problem with the review's reason.
 """
@@ -28,6 +31,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from ditto_nb.evidence.rank import STOP_WORDS
 from ditto_nb.evidence.support import answer_in_quotes
 from ditto_nb.patterns.common.retrieval import names_entity, title_key
 from ditto_nb.patterns.web_qa.stage_models import ClaimJson
@@ -82,6 +86,18 @@ def described_bridge(question: str, answer: str, bridges: Sequence[str]) -> str 
     return next((b for b in bridges if key and title_key(b) == key), None)
 
 
+def _content_words(text: str) -> list[str]:
+    words = (w.removesuffix("'s").rstrip("s") or w for w in re.findall(r"[^\W_][\w']*", normalize_text(text).lower()))
+    return [w for w in words if w not in STOP_WORDS and w not in YES_NO]
+
+
+def repeats_question(question: str, answer: str) -> bool:
+    """True when every content word of ``answer`` already occurs in ``question`` (plural ``s`` and
+    ``'s`` ignored; stop words skipped); False for an answer without content words."""
+    words = _content_words(answer)
+    return bool(words) and set(words) <= set(_content_words(question))
+
+
 def is_yes_no(answer: str) -> bool:
     """True when the answer is a bare yes or no (``Yes.``, ``no``)."""
     words = re.findall(r"\w+", answer.lower())
@@ -133,9 +149,11 @@ def answer_problems(question: str, answer: str, status: str, claims: Sequence[Cl
     if bridge:
         problems.append(f"answer: {bridge} is the in-between entity the question describes; the question asks for "
                         f"a fact about {bridge} — answer with that fact, from a chunk that states it")
+    if not compared and not is_yes_no(text) and repeats_question(question, text):
+        problems.append("answer: it only repeats words of the question; answer with the asked fact, copied from a quote")
     if not fits:
         problems.append(f"answer: the review says it does not answer the question ({fits_reason or 'no reason'})")
     return problems
 
 
-__all__ = ["YES_NO", "answer_problems", "described_bridge", "expected_kind", "is_yes_no"]
+__all__ = ["YES_NO", "answer_problems", "described_bridge", "expected_kind", "is_yes_no", "repeats_question"]
