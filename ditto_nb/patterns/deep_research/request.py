@@ -19,12 +19,11 @@ ResearchType = Literal["market", "industry", "academic", "competitive", "policy"
 RESEARCH_TYPES: tuple[str, ...] = ("market", "industry", "academic", "competitive", "policy")
 
 StopReason = Literal[
-    "coverage-complete", "coverage-unsupported", "round-budget", "search-budget", "page-budget", "model-budget", "deadline", "no-progress",
+    "coverage-complete", "round-budget", "search-budget", "page-budget", "model-budget", "deadline", "no-progress",
     "clarification",
 ]
 STOP_REASONS: tuple[str, ...] = (
     "coverage-complete",
-    "coverage-unsupported",
     "round-budget",
     "search-budget",
     "page-budget",
@@ -33,9 +32,10 @@ STOP_REASONS: tuple[str, ...] = (
     "no-progress",
     "clarification",
 )
-"""Every stop reason a finished research task may carry (SPEC §4). ``coverage-unsupported``: the
-assessment judged every sub-question answered, but the published (supported) conclusions do not
-cover them all, so the report may not claim ``coverage-complete``."""
+"""Every stop reason a finished research task may carry: exactly SPEC §4's eight. A loop the
+assessment ended as complete whose published (supported) conclusions leave a sub-question
+uncovered reports ``no-progress`` (the rounds ended without evidence that carries it), never
+``coverage-complete``."""
 
 SYNTHESIS_RESERVE = 4
 """Model calls kept back, before another round's assessment, for report, review, one repair

@@ -307,7 +307,7 @@ def synthesize(ask: Ask, request: ResearchRequest, plan: PlanDump, evidence: lis
     else:
         status = "complete" if rows and not unknowns else "partial"
     if stop_reason == "coverage-complete" and unknowns:
-        stop_reason = "coverage-unsupported"
+        stop_reason = "no-progress"  # SPEC §4 has eight reasons; complete coverage it is not
     if stop_reason not in STOP_REASONS:
         raise ValueError(f"unknown stop reason {stop_reason!r}")
     used = budgets()

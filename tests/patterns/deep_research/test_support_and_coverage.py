@@ -94,7 +94,7 @@ def test_date_absent_from_quote_is_rejected_repaired_once_then_withheld(
     assert [row["status"] for row in report.coverage] == ["covered", "gap"]
     assert "withheld" in report.coverage[1]["gap"]
     assert len(report.unknowns) == 1 and report.unknowns[0].startswith(COMPLETED.question)
-    assert report.stop_reason == "coverage-unsupported" and report.status == "partial"
+    assert report.stop_reason == "no-progress" and report.status == "partial"
     _consistent(report)
     published = json.loads((tmp_path / "task" / "output" / "report.json").read_text())
     assert published["withheld"][0]["statement"] == bad[0]
@@ -227,3 +227,11 @@ def test_findings_without_quotes_get_the_sentence_of_their_evidence_that_states_
         assert conclusion.quote.endswith(".") and len(conclusion.quote) < len(conclusion.statement) + 200
     assert len(report.conclusions) == 2 and not report.withheld
     _consistent(report)
+
+
+def test_stop_reasons_are_the_spec_eight() -> None:
+    """SPEC §4 fixes the stop reasons; a report never carries another."""
+    from ditto_nb.patterns.deep_research import STOP_REASONS
+
+    assert set(STOP_REASONS) == {"coverage-complete", "round-budget", "search-budget", "page-budget",
+                                 "model-budget", "deadline", "no-progress", "clarification"}
