@@ -55,26 +55,11 @@ class MediaWikiSite(MediaWikiInstall):
     :meth:`start` and :meth:`stop`. :meth:`attach`
     returns the site a ``start`` command left running.
 
-    Args:
-        folder: the output folder (created); everything the site writes goes here.
-        host: the ``.test`` host name the wiki is served as.
-        mediawiki_dir: the MediaWiki tree (read-only).
-        php: the PHP command line binary.
-        workers: PHP built-in server worker processes (``PHP_CLI_SERVER_WORKERS``).
+    Constructed as :class:`~ditto_nb.sandbox.mediawiki_install.MediaWikiInstall` (same arguments).
     """
 
-    def __init__(
-        self,
-        folder: str | Path,
-        host: str = "wiki.test",
-        *,
-        mediawiki_dir: str | Path = MEDIAWIKI_DIR,
-        php: str = "php",
-        workers: int = 4,
-    ) -> None:
-        super().__init__(folder, host, mediawiki_dir=mediawiki_dir, php=php, workers=workers)
-        self._port: int | None = None
-        self._pids: list[int] = []
+    _port: int | None = None
+    _pids: tuple[int, ...] = ()
 
     # ------------------------------------------------------------------ paths
     @property
@@ -136,7 +121,7 @@ class MediaWikiSite(MediaWikiInstall):
                  "--backend-port", str(backend_port), "--port-file", str(port_file)],
                 stdin=subprocess.DEVNULL, stdout=log, stderr=log, cwd=self.folder, start_new_session=True,
             )
-        self._pids = [php.pid, front.pid]
+        self._pids = (php.pid, front.pid)
         self._state_file.write_text(json.dumps({"pids": self._pids, "port": None}), encoding="utf-8")
         try:
             self._port = self._wait_for_port(port_file, [php, front])
@@ -176,7 +161,7 @@ class MediaWikiSite(MediaWikiInstall):
         for pid in dict.fromkeys(pids):
             _terminate_group(pid)
         self._state_file.unlink(missing_ok=True)
-        self._pids, self._port = [], None
+        self._pids, self._port = (), None
 
     @classmethod
     def attach(cls, folder: str | Path) -> MediaWikiSite | None:
@@ -189,7 +174,7 @@ class MediaWikiSite(MediaWikiInstall):
         if not state.get("port") or len(alive) != len(state.get("pids", [])):
             site.stop()
             return None
-        site.host, site._port, site._pids = str(state.get("host", site.host)), int(state["port"]), []
+        site.host, site._port, site._pids = str(state.get("host", site.host)), int(state["port"]), ()
         return site if not probe_api(site.host, site.port, site.ca_path) else None
 
     def __enter__(self) -> MediaWikiSite:

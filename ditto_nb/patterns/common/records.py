@@ -193,6 +193,21 @@ class CitationRef(TypedDict):
     quote: str
 
 
+class CitationJson(TypedDict):
+    """A verified citation of the report (a :class:`~ditto_nb.evidence.citation.Citation` dump)."""
+
+    chunk_id: str
+    quote: str
+    final_url: str
+    origin: str
+    title: str
+    fetched_at: str
+    sha256: str
+    paragraph_index: int
+    start: int
+    end: int
+
+
 class PublishedFiles(TypedDict):
     """What :func:`~ditto_nb.patterns.common.publish.publish_report` returns: ``published``
     (False when the identical report was already there) and the two file paths."""
@@ -285,6 +300,7 @@ class FailureItem(TypedDict, total=False):
 __all__ = [
     "Binding",
     "ChunkRecord",
+    "CitationJson",
     "CitationRef",
     "ContextCall",
     "EvidenceItem",

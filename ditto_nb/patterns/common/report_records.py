@@ -8,6 +8,8 @@ from __future__ import annotations
 from pydantic import ConfigDict, with_config
 from typing_extensions import TypedDict
 
+from ditto_nb.patterns.common.records import CitationJson
+
 _OPEN = ConfigDict(extra="allow")
 
 
@@ -40,20 +42,11 @@ class RoundItem(TypedDict, total=False):
 
 
 @with_config(_OPEN)
-class ConclusionItem(TypedDict, total=False):
-    """A verified finding (a ``CitedConclusion`` dump: citation fields, ``index``, ``statement``,
+class ConclusionItem(CitationJson, total=False):
+    """A verified finding (a ``CitedConclusion`` dump: the citation fields of
+    :class:`~ditto_nb.patterns.common.records.CitationJson`, ``index``, ``statement``,
     ``evidence_id``)."""
 
-    chunk_id: str
-    quote: str
-    final_url: str
-    origin: str
-    title: str
-    fetched_at: str
-    sha256: str
-    paragraph_index: int
-    start: int
-    end: int
     index: int
     statement: str
     evidence_id: str

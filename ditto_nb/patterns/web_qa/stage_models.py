@@ -15,6 +15,7 @@ from typing_extensions import TypedDict
 from ditto_nb.evidence import Chunk
 from ditto_nb.patterns.common.records import (
     ChunkRecord,
+    CitationJson,
     OmittedItem,
     PageRecord,
     QuoteLocation,
@@ -197,21 +198,6 @@ class DraftCitation(TypedDict):
     claim: str
     chunk_id: str
     quote: str
-
-
-class CitationJson(TypedDict):
-    """A verified citation of the report (a :class:`~ditto_nb.evidence.citation.Citation` dump)."""
-
-    chunk_id: str
-    quote: str
-    final_url: str
-    origin: str
-    title: str
-    fetched_at: str
-    sha256: str
-    paragraph_index: int
-    start: int
-    end: int
 
 
 class ClaimVerification(TypedDict):
