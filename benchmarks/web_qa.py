@@ -349,6 +349,7 @@ async def _wiki_tables(args: argparse.Namespace, root: Path) -> dict[str, pd.Dat
     comparison = None if args.no_comparison else (args.comparison or COMPARISON_10)
     questions = load_questions(dev, args.questions or 25, comparison)
     questions = [q for q in questions if args.only_kind in (None, q.kind)][args.skip:]
+    questions = [q for q in questions if q.id in set(args.ids.split(","))] if args.ids else questions
     questions = questions[: args.limit] if args.limit else questions
     budgets = {key: value for key, value in (("max_queries", args.max_queries), ("max_pages", args.max_pages)) if value}
     out = args.out or Path(tempfile.gettempdir()) / f"ditto-web-qa-wiki-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
@@ -384,6 +385,7 @@ def main() -> None:
                       help="comma-separated systems to run (default ditto,naive,oracle: the README table needs all three)")
     wiki.add_argument("--skip", type=int, default=0, help="skip the first N questions (after loading)")
     wiki.add_argument("--only-kind", choices=("bridge", "comparison"), default=None, help="run one kind only")
+    wiki.add_argument("--ids", default=None, help="comma-separated question ids to run (after --skip)")
     wiki.add_argument("--limit", type=int, default=None, help="run at most N questions (after --skip)")
     wiki.add_argument("--keep", type=Path, default=None, help="keep the task folders under this folder")
     args = parser.parse_args()

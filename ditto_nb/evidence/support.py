@@ -15,10 +15,17 @@ misses such cases, so code checks first; the checks are lexical and deliberately
 4. **A fact, not a name**: a statement (a sentence, not a short answer) whose content words are
    all words of its page's title (``Cho Kyuhyun`` on the page *Cho Kyuhyun*) only names the
    page's subject and states nothing a quote could support; it is rejected.
+5. **A statement, not a question**: a sentence ending in ``?`` states nothing; it is rejected
+   (measured on a real wiki: "A Rather Blustery Day also voiced what hedgehog?" had passed rules
+   1-3 on its page's title).
 
 The *support text* is the quote, plus the sentence of the paragraph that contains the quote (so a
 quote cut mid-sentence keeps its sentence's subject) and the page title (a page's sentences name
-their subject by pronoun: "She served as …" on the page *Shirley Temple*). Words match on a
+their subject by pronoun: "She served as …" on the page *Shirley Temple*). The title supports
+names only (capitalized words of the statement): a lower-case content word (``soccer``,
+``formerly``) must be in the quote or its sentence, so a page title cannot carry a statement
+about something its quote does not say (measured: "… men's soccer team … formerly known as …"
+passed on a basketball season's title and a quote about its conference record). Words match on a
 5-character prefix stem after lower-casing (``American``/``America``, ``directed``/``director``
 do not all match; ``served``/``serve`` do), and a possessive ``'s`` is ignored.
 """
@@ -127,8 +134,10 @@ def check_support(statement: str, quote: str, *, paragraph: str = "", title: str
     Returns:
         A :class:`SupportCheck`.
     """
-    support = " ".join([sentence_of(paragraph, quote) if paragraph else quote, quote, title])
-    support_stems = {_stem(w) for w in _TOKEN.findall(support)}
+    text = " ".join([sentence_of(paragraph, quote) if paragraph else quote, quote])
+    text_stems = {_stem(w) for w in _TOKEN.findall(text)}
+    support = f"{text} {title}"
+    support_stems = text_stems | {_stem(w) for w in _TOKEN.findall(title)}
     support_numbers = _numbers(support)
     reasons: list[str] = []
     absent: list[str] = []
@@ -141,7 +150,8 @@ def check_support(statement: str, quote: str, *, paragraph: str = "", title: str
         absent += names
         reasons.append(f"the quote does not name {', '.join(names)}")
     words = [w for w in dict.fromkeys(terms(statement)) if not w.isdigit() and w not in META_WORDS]
-    found = [w for w in words if _stem(w) in support_stems]
+    capitalized = {w.lower() for w in _names(statement, skip_first=False)}
+    found = [w for w in words if _stem(w) in (support_stems if w in capitalized else text_stems)]
     coverage = len(found) / len(words) if words else 1.0
     if coverage < min_coverage:
         missing = [w for w in words if w not in found]
@@ -150,6 +160,8 @@ def check_support(statement: str, quote: str, *, paragraph: str = "", title: str
     title_stems = {_stem(w) for w in terms(title)}
     if sentence and title_stems and words and all(_stem(w) in title_stems for w in words):
         reasons.append(f"it only names its page's subject ({title}); a claim states a fact about it")
+    if sentence and statement.rstrip().endswith("?"):
+        reasons.append("it is a question; a claim states a fact from its quote")
     return SupportCheck(ok=not reasons, reasons=tuple(reasons), absent=tuple(dict.fromkeys(absent)), coverage=coverage)
 
 

@@ -47,3 +47,22 @@ def test_a_claim_that_only_names_its_pages_subject_is_rejected() -> None:
     assert not check.ok and any("only names its page's subject" in r for r in check.reasons)
     assert check_support("Kyuhyun is a South Korean singer.", quote, title="Cho Kyuhyun").ok
     assert check_support("Cho Kyuhyun", quote, title="Cho Kyuhyun", sentence=False).ok  # a short answer may be a name
+
+
+def test_page_title_supports_names_not_other_words() -> None:
+    """A basketball season's title cannot carry 'men's soccer team' for a quote about its conference."""
+    quote = "The Catamounts won their third consecutive America East Conference regular season Championship."
+    title = "2013–14 Vermont Catamounts men's basketball team"
+    claim = "The Vermont Catamounts men's soccer team currently competes in a conference formerly known as the America East."
+    check = check_support(claim, quote, title=title)
+    assert not check.ok and any("most of its words" in r for r in check.reasons)
+    assert "soccer" in check.absent and "team" in check.absent  # title words count for names only
+    # the title still names a pronoun sentence's subject
+    assert check_support("Vermont Catamounts won the America East Conference championship.", quote, title=title).ok
+
+
+def test_a_question_is_not_a_claim() -> None:
+    quote = '"A Rather Blustery Day" is a whimsical song from the Walt Disney musical film featurette.'
+    check = check_support("A Rather Blustery Day also voiced what hedgehog?", quote, title="A Rather Blustery Day")
+    assert not check.ok and any("it is a question" in r for r in check.reasons)
+    assert check_support("A Rather Blustery Day is a whimsical song.", quote, title="A Rather Blustery Day").ok

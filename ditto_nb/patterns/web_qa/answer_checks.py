@@ -8,6 +8,10 @@ disagree), never a wrong published answer:
 - **Answer words in quotes** (:func:`ditto_nb.evidence.support.answer_in_quotes`): the numbers and
   names of the answer, and most of its words, appear in the quotes of its verified claims.
   ``yes``/``no`` answers skip this; they need the deciding quotes (next rule).
+- **The claims state the answer**: the answer's words pass that check against the claims' own
+  texts too (whose names and numbers are checked against their quotes), so the answer is stated,
+  not merely present in some quote ("1984" for a founding year, found in "the first season since 1984–85" quoted for a claim
+  about tournament qualification, measured on a real wiki).
 - **Both sides quoted**: for a comparison question every compared entity needs a verified quote
   that names it (or comes from its page).
 - **The asked kind**: a year for ``what year`` / ``which year`` / ``when … born/founded`` style
@@ -104,6 +108,14 @@ def is_yes_no(answer: str) -> bool:
     return bool(words) and words[0] in YES_NO and len(words) <= 2
 
 
+def carried(answer: str, claims: Sequence[ClaimJson]) -> bool:
+    """True when the claims state ``answer``: its words pass
+    :func:`~ditto_nb.evidence.support.answer_in_quotes` against the claims' own texts (each claim's
+    names and numbers are already checked against its quote, so the answer is stated, not merely
+    present in some quote). A two-part answer may take each part from another claim."""
+    return answer_in_quotes(answer, [str(claim.get("claim", "")) for claim in claims]).ok
+
+
 def _quotes(claims: Sequence[ClaimJson]) -> list[tuple[str, str]]:
     return [(str(c.get("quote", "")), str(c.get("title", ""))) for claim in claims for c in claim.get("citations") or []]
 
@@ -135,6 +147,8 @@ def answer_problems(question: str, answer: str, status: str, claims: Sequence[Cl
         check = answer_in_quotes(text, [q for q, _ in quotes])
         if not check.ok:
             problems += [f"answer: {reason}; answer with words copied from a quote" for reason in check.reasons]
+        elif not carried(text, claims):
+            problems.append("answer: no claim states it; add a claim that states the answer, from the chunk that says it")
     for entity in compared:
         if not any(names_entity(f"{q} {t}", entity) for q, t in quotes):
             problems.append(f"answer: no claim quotes a fact about {entity}; add one claim per compared side")
@@ -156,4 +170,4 @@ def answer_problems(question: str, answer: str, status: str, claims: Sequence[Cl
     return problems
 
 
-__all__ = ["YES_NO", "answer_problems", "described_bridge", "expected_kind", "is_yes_no", "repeats_question"]
+__all__ = ["YES_NO", "answer_problems", "carried", "described_bridge", "expected_kind", "is_yes_no", "repeats_question"]

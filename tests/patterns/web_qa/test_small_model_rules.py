@@ -174,7 +174,8 @@ def test_a_year_of_antiquity_answers_a_what_year_question() -> None:
     saw it refused as "the answer gives none")."""
     from ditto_nb.patterns.web_qa.answer_checks import answer_problems
 
-    claims = [{"citations": [{"quote": "the amphitheatre was completed in AD 80 under Titus", "title": "Colosseum"}]}]
+    claims = [{"claim": "The Colosseum was completed in AD 80.",
+               "citations": [{"quote": "the amphitheatre was completed in AD 80 under Titus", "title": "Colosseum"}]}]
     assert answer_problems("In what year was the Colosseum completed?", "80", "answered", claims) == []
     assert any("asks for a year" in p for p in
                answer_problems("In what year was the Colosseum completed?", "Titus", "answered", claims))
@@ -225,3 +226,38 @@ def test_a_claim_cut_by_the_grammar_cap_loses_its_partial_word_before_the_checks
                           {"C1": "r1"}, {"r1": chunk})
     assert done["claims"][0]["claim"] == claim[: -len(" Nat")]
     assert done["claims"][0]["quote"] == text and done["answer"] == "1857"
+
+
+def test_an_answer_no_claim_states_is_a_problem() -> None:
+    # seen on the real wiki: "1984" for a founding year, present only inside "since 1984–85" in a
+    # quote cited for a claim about tournament qualification
+    question = "Virginia Commonwealth University was founded in what year?"
+    quote = "It was also the first season since 1984–85 that the Rams consecutively qualified for the NCAA Tournament."
+    claims = [{"claim": "The Rams consecutively qualified for the NCAA Tournament.",
+               "citations": [{"quote": quote, "title": "2011–12 VCU Rams men's basketball team"}]}]
+    problems = answer_problems(question, "1984", "answered", claims)
+    assert any("no claim states it" in p for p in problems)
+    stated = [{"claim": "VCU was founded in 1838.",
+               "citations": [{"quote": "The university was founded in 1838 as a medical school.", "title": "VCU"}]}]
+    assert answer_problems(question, "1838", "answered", stated) == []
+    # a two-part answer takes each part from its own claim
+    parts = [*stated, {"claim": "VCU is in Richmond.",
+                       "citations": [{"quote": "VCU is a public university in Richmond.", "title": "VCU"}]}]
+    assert answer_problems(question, "1838, Richmond", "answered", parts) == []
+
+
+def test_an_answer_that_repeats_the_question_is_a_problem() -> None:
+    # seen on the real wiki: "New York City" for "... based in what New York city?"
+    question = 'The director of the romantic comedy "Big Stone Gap" is based in what New York city?'
+    claims = [{"claim": "Adriana Trigiani lives in Greenwich Village, New York City.",
+               "citations": [{"quote": "Trigiani lives in Greenwich Village, New York City.", "title": "Adriana Trigiani"}]}]
+    assert any("repeats words of the question" in p for p in answer_problems(question, "New York City", "answered", claims))
+    assert answer_problems(question, "Greenwich Village", "answered", claims) == []
+    # a comparison's choice is exempt: the answer is one of the question's names
+    older = "Who is older, Annie Morton or Terry Richardson?"
+    born = [{"claim": "Terry Richardson was born in 1965.",
+             "citations": [{"quote": "Terry Richardson (born 1965) is an American photographer.", "title": "Terry Richardson"}]},
+            {"claim": "Annie Morton was born in 1970.",
+             "citations": [{"quote": "Annie Morton (born 1970) is an American model.", "title": "Annie Morton"}]}]
+    assert answer_problems(older, "Terry Richardson", "answered", born,
+                           compared=["Annie Morton", "Terry Richardson"]) == []
