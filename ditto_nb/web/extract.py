@@ -18,26 +18,25 @@ Pipeline (one parse per page):
    stylesheet hides, never content.
 3. :func:`classify_page` spots pages that are not content (meta-refresh or script redirect
    stubs, bot walls, cookie walls); they yield no paragraphs.
-4. ``trafilatura.extract(..., output_format="xml", include_tables=True, favor_recall=True)``
-   picks the main-content blocks of the cleaned tree; one paragraph per block (``p``, heading,
-   list item, quote, code; a table row is one paragraph with cells joined by ``" | "``); ``<br>``
-   becomes a space. When trafilatura finds nothing, a block walk over the cleaned ``<body>``
-   does the same with HTML block elements.
+   Page chrome goes as well: MediaWiki's ``noprint`` / ``printfooter`` elements ("From <site>",
+   "Retrieved from …") and the ``<h1>`` that repeats the title (the title is kept apart).
+4. :func:`ditto_nb.web.paragraphs.main_paragraphs` (trafilatura over the page's ``<main>`` /
+   ``role="main"`` region when it has one, a block walk when trafilatura finds nothing) gives one
+   paragraph per block; a paragraph that only repeats the title is dropped.
 5. Every paragraph is normalized with :func:`ditto_nb.text.normalize_text`.
 """
 
 from __future__ import annotations
 
-import copy
 import re
 from dataclasses import dataclass, field
 
 import lxml.etree
 import lxml.html
-import trafilatura
 
 from ditto_nb.text import normalize_text
 from ditto_nb.web.decode import decode_html, looks_binary
+from ditto_nb.web.paragraphs import main_paragraphs
 
 _DROPPED_TAGS = (
     "script", "style", "template", "noscript", "iframe", "object", "embed", "svg", "canvas",
@@ -63,13 +62,6 @@ _TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9:-]*)\b[^>]*>")
 _VOID_TAGS = frozenset("area base br col embed hr img input link meta param source track wbr".split())
 _MAX_NESTING = 128  # tags deeper than this are removed when libxml2 hits its limit (256)
 _XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>", re.IGNORECASE)
-_BLOCK_TAGS = frozenset(
-    "address article aside blockquote body caption center dd details dialog div dl dt fieldset "
-    "figcaption figure footer form h1 h2 h3 h4 h5 h6 header hr html legend li main nav ol p pre "
-    "section summary table tbody thead tfoot ul".split()
-)
-_CELL_TAGS = frozenset({"td", "th"})
-_TRAFILATURA_BLOCKS = frozenset({"p", "head", "item", "quote", "code"})
 
 _SCRIPT_REDIRECT = re.compile(
     r"(?:window\.|document\.|top\.|self\.)?location(?:\.href)?\s*=|location\.(?:replace|assign)\s*\(",
@@ -196,12 +188,18 @@ def _is_hidden(element: lxml.html.HtmlElement) -> bool:
     return False
 
 
-def _drop_hidden(tree: lxml.html.HtmlElement) -> None:
-    doomed = [
-        el
-        for el in tree.iter()
-        if isinstance(el.tag, str) and (el.tag.lower() in _DROPPED_TAGS or _is_hidden(el))
-    ]
+def _is_chrome(element: lxml.html.HtmlElement, title: str | None) -> bool:
+    """Page chrome by its own markup: MediaWiki's ``noprint`` and ``printfooter`` classes (``From
+    <site>``, jump links, ``Retrieved from``),
+    and the ``<h1>`` that repeats the title (kept as :attr:`Extraction.title`; trafilatura merged it
+    into the first paragraph: "Kansas Song Kansas Song (We're From Kansas) is ...")."""
+    heading = element.tag == "h1" and bool(title) and normalize_text(element.text_content()) == title
+    return heading or bool({"noprint", "printfooter"} & set((element.get("class") or "").split()))
+
+
+def _drop_hidden(tree: lxml.html.HtmlElement, title: str | None = None) -> None:
+    doomed = [el for el in tree.iter() if isinstance(el.tag, str)
+              and (el.tag.lower() in _DROPPED_TAGS or _is_hidden(el) or _is_chrome(el, title))]
     doomed += [el for el in tree.iter(lxml.etree.Comment, lxml.etree.ProcessingInstruction)]
     for el in doomed:
         if el.getparent() is not None:
@@ -231,101 +229,6 @@ def _classify(signals: tuple[bool, bool], visible: str) -> str | None:
     return None
 
 
-def _xml_text(element: lxml.etree._Element) -> str:
-    parts = [element.text or ""]
-    for child in element:
-        parts.append(" " if child.tag == "lb" else _xml_text(child))
-        parts.append(child.tail or "")
-    return "".join(parts)
-
-
-def _from_trafilatura_xml(xml: str) -> list[str]:
-    try:
-        doc = lxml.etree.fromstring(xml.encode("utf-8"))
-    except lxml.etree.XMLSyntaxError:
-        return []
-    main = doc.find("main")
-    if main is None:
-        return []
-    out: list[str] = []
-
-    def walk(element: lxml.etree._Element) -> None:
-        for child in element:
-            tag = child.tag
-            if tag == "row":
-                cells = [normalize_text(_xml_text(cell)) for cell in child if cell.tag == "cell"]
-                row = " | ".join(cell for cell in cells if cell)
-                if row:
-                    out.append(row)
-            elif tag in _TRAFILATURA_BLOCKS and not any(
-                grand.tag in _TRAFILATURA_BLOCKS or grand.tag in ("list", "table") for grand in child
-            ):
-                out.append(normalize_text(_xml_text(child)))
-            else:
-                if child.text and child.text.strip():
-                    out.append(normalize_text(child.text))
-                walk(child)
-                if tag in _TRAFILATURA_BLOCKS and child.tail and child.tail.strip():
-                    out.append(normalize_text(child.tail))
-
-    walk(main)
-    return [p for p in out if p]
-
-
-def _block_walk(root: lxml.html.HtmlElement) -> list[str]:
-    out: list[str] = []
-    buffer: list[str] = []
-
-    def flush() -> None:
-        text = normalize_text("".join(buffer))
-        if text:
-            out.append(text)
-        buffer.clear()
-
-    def walk(element: lxml.html.HtmlElement) -> None:
-        tag = element.tag.lower() if isinstance(element.tag, str) else ""
-        if tag == "br":
-            buffer.append(" ")
-        elif tag == "tr":
-            flush()
-            cells = [normalize_text(c.text_content()) for c in element if isinstance(c.tag, str) and c.tag in _CELL_TAGS]
-            row = " | ".join(cell for cell in cells if cell)
-            if row:
-                out.append(row)
-        elif tag in _BLOCK_TAGS or tag in _CELL_TAGS:
-            flush()
-            buffer.append(element.text or "")
-            for child in element:
-                walk(child)
-            flush()
-        else:
-            buffer.append(element.text or "")
-            for child in element:
-                walk(child)
-        buffer.append(element.tail or "")
-
-    body = root.find("body")
-    walk(body if body is not None else root)
-    flush()
-    return out
-
-
-def _main_paragraphs(clean: lxml.html.HtmlElement) -> list[str]:
-    try:
-        xml = trafilatura.extract(
-            copy.deepcopy(clean),
-            output_format="xml",
-            include_tables=True,
-            include_comments=False,
-            favor_recall=True,
-            with_metadata=False,
-        )
-    except Exception:  # trafilatura on hostile markup: fall back to the block walk
-        xml = None
-    paragraphs = _from_trafilatura_xml(xml) if xml else []
-    return paragraphs or _block_walk(clean)
-
-
 def analyze_html(text: str) -> Extraction:
     """Parse decoded HTML once and return its title, non-content kind and paragraphs.
 
@@ -342,11 +245,13 @@ def analyze_html(text: str) -> Extraction:
         return Extraction(title=None, kind=None, paragraphs=[])
     title = _title(tree)
     signals = _redirect_signals(tree)
-    _drop_hidden(tree)
+    _drop_hidden(tree, title)
     kind = _classify(signals, _visible_text(tree))
     if kind is not None:
         return Extraction(title=title, kind=kind, paragraphs=[])
-    return Extraction(title=title, kind=None, paragraphs=_main_paragraphs(tree))
+    # a paragraph that only repeats the title (the page's heading) states nothing
+    paragraphs = [p for p in main_paragraphs(tree) if not title or p.casefold() != title.casefold()]
+    return Extraction(title=title, kind=None, paragraphs=paragraphs)
 
 
 def _as_text(html: str | bytes, content_type: str | None) -> str:

@@ -140,3 +140,21 @@ def test_skip_links_are_navigation_not_content() -> None:
     assert "Lake Mira lies east of Lakeside and feeds the river Avel." in paragraphs
     assert "See the map, or jump to the map below." in paragraphs
     assert "Jump to conclusions is a phrase." in paragraphs
+
+
+def test_mediawiki_chrome_and_heading_stay_out_of_the_paragraphs() -> None:
+    """A short MediaWiki article: no 'From <site>', no heading paragraph, no navigation menu."""
+    page = (
+        "<html><head><title>Kansas Song - Ditto Wiki</title></head><body>"
+        '<div id="content" class="mw-body" role="main"><h1 id="firstHeading">Kansas Song</h1>'
+        '<div id="siteSub" class="noprint">From Ditto Wiki</div>'
+        '<div class="mw-parser-output"><p>Kansas Song is a fight song of the University of Kansas.</p></div>'
+        '<div class="printfooter">Retrieved from "https://wiki.test/w/index.php?title=Kansas_Song"</div></div>'
+        '<div id="mw-navigation"><h2>Navigation menu</h2><ul><li>Main page</li><li>Recent changes</li></ul></div>'
+        "</body></html>"
+    ).encode()
+    assert extract_title(page) == "Kansas Song"
+    assert extract_paragraphs(page, "text/html") == ["Kansas Song is a fight song of the University of Kansas."]
+    # without a main region the heading-only paragraph is still dropped
+    bare = b"<html><head><title>Cho Kyuhyun</title></head><body><p>Cho Kyuhyun</p><p>Cho Kyu-hyun is a singer.</p></body></html>"
+    assert extract_paragraphs(bare, "text/html") == ["Cho Kyu-hyun is a singer."]
