@@ -74,26 +74,34 @@ def split_sentences(text: str, marks: str = ".!?") -> list[str]:
     return [p for p in pieces if p]
 
 
+_DANGLING = frozenset("a an the and or but of to in on at by for from with as than that which who whose".split())
+
+
 def uncut(text: str, limit: int) -> str:
     """``text`` without the word a length cap cut in half.
 
     A local model's output grammar stops a string at its schema ``maxLength``, often mid-word
     ("... the Georgia Army Nat"); the fragment would then read as a name or word the quote lacks.
     When ``text`` is at least ``limit`` characters long and does not end at a word boundary, its
-    last (partial) word and any trailing punctuation or spaces are dropped; otherwise ``text`` is
-    returned unchanged.
+    last (partial) word, then any dangling function words ("… to the south and the") and trailing
+    punctuation are dropped, and `` …`` marks the cut; otherwise ``text`` is returned unchanged.
 
     Args:
         text: the generated string.
         limit: the schema's ``maxLength`` for it (characters).
 
     Returns:
-        The string, possibly shortened (characters only removed from its end).
+        The string, possibly shortened at its end (then ending in `` …``).
     """
     if len(text) < limit or not text or not text[-1].isalnum():
         return text
     head = text.rsplit(None, 1)[0] if " " in text.strip() else text
-    return head.rstrip(" ,;:-–(") if head != text else text
+    if head == text:
+        return text
+    words = head.rstrip(" ,;:-–(").split(" ")
+    while len(words) > 1 and words[-1].lower() in _DANGLING:
+        words.pop()
+    return " ".join(words).rstrip(" ,;:-–(") + " …"
 
 
 __all__ = ["normalize_text", "split_sentences", "uncut"]

@@ -85,8 +85,10 @@ def test_uncut_drops_only_a_word_the_length_cap_cut() -> None:
     # the name check then read as a name missing from the quote
     cut = "The 122nd Infantry Regiment is an infantry regiment of the United States Army. It is a component of the Georgia Army Nat"
     assert len(cut) == 120
-    assert uncut(cut, 120) == cut[: -len(" Nat")]
+    assert uncut(cut, 120) == cut[: -len(" Nat")] + " …"  # the cut is marked
     assert uncut(cut, 200) == cut  # under the cap: nothing was cut
     assert uncut("It is a component of the Army.", 30) == "It is a component of the Army."  # ends at a boundary
-    assert uncut("Chief of Protocol", 10) == "Chief of"
+    assert uncut("Chief of Protocol", 10) == "Chief …"  # no dangling "of"
+    seine = "The river Seine flows through Paris, dividing the city into the Left Bank to the south and the R"
+    assert uncut(seine, len(seine)) == "The river Seine flows through Paris, dividing the city into the Left Bank to the south …"
     assert uncut("Supercalifragilistic", 10) == "Supercalifragilistic"  # one word: kept

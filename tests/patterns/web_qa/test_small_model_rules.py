@@ -224,7 +224,7 @@ def test_a_claim_cut_by_the_grammar_cap_loses_its_partial_word_before_the_checks
     assert claim.endswith(" Nat")
     done = complete_draft({"answer": "1857", "claims": [{"chunk_id": "C1", "claim": claim}], "status": "answered"},
                           {"C1": "r1"}, {"r1": chunk})
-    assert done["claims"][0]["claim"] == claim[: -len(" Nat")]
+    assert done["claims"][0]["claim"] == claim[: -len(" Nat")] + " …"
     assert done["claims"][0]["quote"] == text and done["answer"] == "1857"
 
 
