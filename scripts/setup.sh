@@ -46,8 +46,11 @@ if [[ ",$extras," == *",local,"* || ",$extras," == *",local-small,"* ]]; then
     wheel=$(ls "$wheels"/llama_cpp_python-"$LLAMA_VERSION"-*.whl | head -n 1)
   fi
   printf '%s' "$PORTABLE_CMAKE_ARGS" > "$wheels/CMAKE_ARGS"
+  echo "setup: installing $(basename "$wheel") (portable build) into $venv" >&2
   # --force-reinstall: a venv that already holds a native build of the same version gets this one
   "$pip" install -q --force-reinstall --no-deps "$wheel"
   "$pip" install -q "$wheel[server]"
 fi
+echo "setup: installing ditto_nb[$extras] (editable) and its pinned dependencies into $venv" >&2
 "$pip" install -q -e "$repo[$extras]"
+echo "setup: done ($venv)" >&2
