@@ -66,3 +66,13 @@ def test_bridge_candidates_are_names_the_question_does_not_name() -> None:
              "Mara Quell also designed the Lakeside Library with Tor Vennick."]
     assert bridge_candidates(question, texts, ["Blue Museum"], limit=2) == ["Mara Quell", "Lakeside Library"]
     assert bridge_candidates(question, texts, ["Blue Museum", "Mara Quell"], limit=1) == ["Lakeside Library"]
+    # seen on the real wiki: the conference a question describes ("a conference that ...") is the bridge
+    conference = "The Vermont Catamounts men's soccer team competes in a conference that was formerly known as what?"
+    seasons = ["The Catamounts, coached by Tom Brennan at Patrick Gym, had their best season.",
+               "The Catamounts played their home games at Patrick Gym and are members of the America East Conference."]
+    assert bridge_candidates(conference, seasons, [], limit=1) == ["America East Conference"]
+    # a name sharing only a word with a question entity stays a candidate; a longer form of one does not
+    father = "What was the father of Kasper Schmeichel voted to be in 1992?"
+    family = ["Kasper Schmeichel is the son of Peter Schmeichel, and plays in the Premier League.",
+              "Kasper Schmeichel Jr is a name he never used."]
+    assert bridge_candidates(father, family, ["Kasper Schmeichel"], limit=3) == ["Peter Schmeichel", "Premier League"]

@@ -6,6 +6,7 @@ names and title keys come from :mod:`ditto_nb.patterns.common.retrieval`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 
 from ditto_nb.evidence.rank import bm25_rank, terms
@@ -28,6 +29,16 @@ def _lead_in(name: str, text: str, width: int = 8) -> set[str]:
     return found
 
 
+_DESCRIBED_HEAD = re.compile(r"\b([a-z][\w-]+)\s+(?:who|whom|whose|that|which|where)\b")
+
+
+def described_heads(question: str) -> set[str]:
+    """Five-letter stems of the nouns a question describes by a relative clause: ``conference``
+    in "competes in a conference that was formerly known as what", ``woman`` in "the woman who
+    portrayed …" (lower-case words only: a name before ``who`` is not a description)."""
+    return {m.group(1)[:5] for m in _DESCRIBED_HEAD.finditer(normalize_text(question))} - {w[:5] for w in ("and", "one", "the")}
+
+
 def bridge_candidates(question: str, texts: Sequence[str], known: Sequence[str], limit: int = 2) -> list[str]:
     """Names in evidence texts that the question does not name: candidate bridge entities.
 
@@ -38,7 +49,9 @@ def bridge_candidates(question: str, texts: Sequence[str], known: Sequence[str],
     candidate for a question naming ``Kasper Schmeichel``; ``Shirley Temple Black`` does not for
     a question naming ``Shirley Temple``); ranked by how many of the question's other words (by five-letter stem)
     stand in the eight words before a mention (``the director of X`` → ``directed by Adriana
-    Trigiani``), then by how many texts mention them, then by first appearance.
+    Trigiani``), then by how many texts mention them, then by first appearance. A name that
+    contains the noun the question describes (``America East Conference`` for "a conference that
+    was formerly known as what") comes first: it names the described entity.
 
     Args:
         question: the question as asked.
@@ -66,7 +79,8 @@ def bridge_candidates(question: str, texts: Sequence[str], known: Sequence[str],
             counts[name] = counts.get(name, 0) + 1
             context[name] = max(context.get(name, 0), len(asked & _lead_in(name, text)))
             first.setdefault(name, (number, text.find(name)))
-    return sorted(counts, key=lambda n: (-context[n], -counts[n], first[n]))[:limit]
+    heads = described_heads(question)
+    return sorted(counts, key=lambda n: (-len(heads & _stems(n)), -context[n], -counts[n], first[n]))[:limit]
 
 
 def rank_hits(question: str, results: Sequence[Sequence[Mapping[str, object]]], entities: Sequence[str]) -> list[str]:
@@ -123,4 +137,4 @@ def rank_hits(question: str, results: Sequence[Sequence[Mapping[str, object]]], 
     return order
 
 
-__all__ = ["bridge_candidates", "rank_hits"]
+__all__ = ["bridge_candidates", "described_heads", "rank_hits"]
