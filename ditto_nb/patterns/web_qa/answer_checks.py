@@ -112,8 +112,15 @@ def carried(answer: str, claims: Sequence[ClaimJson]) -> bool:
     """True when the claims state ``answer``: its words pass
     :func:`~ditto_nb.evidence.support.answer_in_quotes` against the claims' own texts (each claim's
     names and numbers are already checked against its quote, so the answer is stated, not merely
-    present in some quote). A two-part answer may take each part from another claim."""
-    return answer_in_quotes(answer, [str(claim.get("claim", "")) for claim in claims]).ok
+    present in some quote). A two-part answer may take each part from another claim. An answer
+    that names someone may add a number its claims leave out when their quotes state it
+    ("Shirley Temple played Corliss Archer in Kiss and Tell (1945)"); a bare number may not."""
+    check = answer_in_quotes(answer, [str(claim.get("claim", "")) for claim in claims])
+    if check.ok:
+        return True
+    numbers_only = bool(check.absent) and all(any(ch.isdigit() for ch in word) for word in check.absent)
+    quotes = [str(c.get("quote", "")) for claim in claims for c in claim.get("citations") or []]
+    return numbers_only and bool(re.search(r"\b[A-Z][a-z]", answer)) and answer_in_quotes(answer, quotes).ok
 
 
 def _quotes(claims: Sequence[ClaimJson]) -> list[tuple[str, str]]:

@@ -244,6 +244,14 @@ def test_an_answer_no_claim_states_is_a_problem() -> None:
     parts = [*stated, {"claim": "VCU is in Richmond.",
                        "citations": [{"quote": "VCU is a public university in Richmond.", "title": "VCU"}]}]
     assert answer_problems(question, "1838, Richmond", "answered", parts) == []
+    # a named answer may add a year its claims leave out when their quotes state it; a bare year may not
+    film = [{"claim": "Shirley Temple played Corliss Archer in Kiss and Tell.",
+             "citations": [{"quote": "Kiss and Tell is a 1945 film starring Shirley Temple as Corliss Archer.",
+                            "title": "Kiss and Tell"}]}]
+    who = "Who played Corliss Archer in the film Kiss and Tell?"
+    assert answer_problems(who, "Shirley Temple played Corliss Archer in Kiss and Tell (1945).", "answered", film) == []
+    assert any("no claim states it" in p for p in answer_problems("In what year was Kiss and Tell released?", "1945",
+                                                                   "answered", film))
 
 
 def test_an_answer_that_repeats_the_question_is_a_problem() -> None:
