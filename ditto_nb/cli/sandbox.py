@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import time
 from pathlib import Path
 from typing import Annotated, NoReturn, Optional
@@ -74,6 +75,9 @@ def serve(
         for origin in web.allowed_origins:
             typer.echo(f"  {origin}")
         typer.echo(f"pages: {len(pages)}; resolve every host to 127.0.0.1. Ctrl-C to stop.")
+        # Ctrl-C must stop it even when started with SIGINT ignored (a background job of a
+        # non-interactive shell): Python installs no KeyboardInterrupt handler then
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         try:
             while True:
                 time.sleep(0.5)

@@ -87,7 +87,7 @@ async def test_serve_prints_addresses_and_stops_on_ctrl_c(tmp_path: Path) -> Non
         raw = await fetch(f"https://wiki.test:{port}/wiki/Seine", policy)
         assert raw.status == 200 and b"777 kilometres" in raw.body
         process.send_signal(signal.SIGINT)
-        assert process.wait(timeout=15) == 0
+        assert process.wait(timeout=60) == 0
     finally:
         if process.poll() is None:
             process.kill()
