@@ -30,6 +30,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
+from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_random_exponential
+
 from ditto_nb.errors import InvalidRequest, StorageError
 from ditto_nb.workers.memory_migrations import m002_one_ledger
 
@@ -143,8 +145,8 @@ class SqliteMemoryStore:
             )
             try:
                 db.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout_seconds * 1000)}")
-                mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-                if str(mode).lower() != "wal":
+                mode = self._enable_wal(db)
+                if mode != "wal":
                     raise StorageError(f"memory store {self.path}: cannot enable WAL (journal_mode={mode})")
                 db.execute("PRAGMA synchronous = NORMAL")
                 self._migrate(db)
@@ -153,6 +155,27 @@ class SqliteMemoryStore:
                 raise
         self._db = db
         return db
+
+    def _enable_wal(self, db: sqlite3.Connection) -> str:
+        """Switch the file to WAL; return the journal mode it ends in (lower case).
+
+        Switching needs an exclusive lock, and SQLite answers "database is locked" at once,
+        without its busy handler, when another connection is switching the same new file at
+        that moment (seen: eight stores set up concurrently). A file already in WAL is left
+        alone; a locked switch is retried with jittered backoff for up to the busy timeout.
+        """
+        mode = str(db.execute("PRAGMA journal_mode").fetchone()[0]).lower()
+        if mode == "wal":
+            return mode
+        for attempt in Retrying(
+            retry=retry_if_exception(lambda exc: isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc)),
+            stop=stop_after_delay(self.busy_timeout_seconds),
+            wait=wait_random_exponential(multiplier=0.01, max=0.5),
+            reraise=True,
+        ):
+            with attempt:
+                mode = str(db.execute("PRAGMA journal_mode = WAL").fetchone()[0]).lower()
+        return mode
 
     def _migrate(self, db: sqlite3.Connection) -> None:
         db.execute("BEGIN IMMEDIATE")

@@ -181,7 +181,7 @@ async def run_research(
     Raises:
         InvalidRequest: bad request or ``stop_after``.
         RequestChanged, PermissionRevoked, SnapshotCorrupted, SearchFailed, ReadFailed,
-        BudgetExceeded, UngroundedAnswer, PublishFailed, LoopCancelled, and Worker errors; each
+        BudgetExceeded, PublishFailed, LoopCancelled, and Worker errors; each
         recorded in the task's Memory first (:mod:`ditto_nb.patterns.common.failures`).
     """
     if stop_after not in (None, "plan", "round", "report"):

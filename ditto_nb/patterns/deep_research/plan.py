@@ -198,7 +198,7 @@ def run_research_loop(inp: LoopInput) -> Plan[LoopResult]:
 
     Raises:
         RequestChanged, PermissionRevoked, SnapshotCorrupted (from ``resume``), SearchFailed,
-        ReadFailed, BudgetExceeded, UngroundedAnswer, and Worker errors unchanged.
+        ReadFailed, BudgetExceeded, and Worker errors unchanged.
     """
     request = parse_request(inp["request"])
     model: dict[str, str] = dict(inp["model"])

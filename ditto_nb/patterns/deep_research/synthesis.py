@@ -13,7 +13,7 @@ Order of the checks on every draft (the first and the repaired one):
 
 Rejected findings of the first draft, and a failed review, go to the one repair with their
 reasons; findings still rejected after it are dropped and listed as *withheld* (never
-published). Coverage is then recomputed from what is published (:func:`published_coverage`).
+published); a second failed review withholds every finding of the repaired draft. Coverage is then recomputed from what is published (:func:`published_coverage`).
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ from typing import TypeVar, cast
 from pydantic import BaseModel
 from typing_extensions import TypedDict
 
-from ditto_nb.errors import UngroundedAnswer
 from ditto_nb.evidence.quote_pick import quote_for
 from ditto_nb.evidence.support import check_support
 from ditto_nb.patterns.common.records import EvidenceItem, FailureItem, JsonObject, OmittedItem, PromptEvidence
@@ -253,9 +252,10 @@ def synthesize(ask: Ask, request: ResearchRequest, plan: PlanDump, evidence: lis
                budgets: Callable[[], dict[str, dict[str, int]]], now: Callable[[], float]) -> Plan[ResearchReportJson]:
     """Report, checks, independent review, at most one repair; returns the report dump.
 
-    Raises:
-        UngroundedAnswer: the repaired draft's review fails on grounds not tied to a finding.
-            (Findings whose quote does not verify after the repair are withheld with the reason.)
+    Findings whose quote does not verify after the repair, or that the second review refuses,
+    are withheld with the reason; when the second review fails without naming a finding, all of
+    the repaired draft's findings are withheld with its problems and ``review["ok"]`` is False
+    (an honest partial report, never an exception that loses the research).
     """
     subs = plan["sub_questions"]
     selected, left_out = select_for_report(evidence, coverage, [request.question, *subs])
@@ -283,7 +283,12 @@ def synthesize(ask: Ask, request: ResearchRequest, plan: PlanDump, evidence: lis
                                                                     prompts.DraftOutput))), selected)
             done = yield from _check(ask, "model:review-2", draft, selected, coverage, gaps)
             if done["reviewed"] and not done["verdict"]["ok"] and not done["refused"]:
-                raise UngroundedAnswer(f"the repaired report failed review: {'; '.join(done['verdict']['problems'])}")
+                # The review failed the repaired draft without naming a finding: nothing of it
+                # is published; every finding is withheld with the review's problems (SPEC §7).
+                reason = "the review failed the repaired report: " + "; ".join(done["verdict"]["problems"])
+                done["rejected"] = done["rejected"] + [_withheld(c, [reason]) for c in done["kept"]]
+                done["kept"] = []
+                review["ok"] = False
             # Findings whose quote still does not verify are withheld with the reason, never published.
             unverified = [_withheld(_as_finding(row), [problem])
                           for n, row in enumerate(draft.get("conclusions", []), start=1)
@@ -293,7 +298,7 @@ def synthesize(ask: Ask, request: ResearchRequest, plan: PlanDump, evidence: lis
                                                         for w in first["rejected"] if w["statement"] not in again]
             review["repaired"] = True
         kept = done["kept"]
-        review["ok"], review["problems"], review["model_checked"] = True, list(done["verdict"]["problems"]), True
+        review["problems"], review["model_checked"] = list(done["verdict"]["problems"]), True
         review["dropped"] = done["problems"] if done["kept"] else []
         review["verdicts"] = list(done["verdict"]["verdicts"])
     rows = published_coverage(coverage, kept, withheld) if stop_reason != "clarification" else list(coverage)
