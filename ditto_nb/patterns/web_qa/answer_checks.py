@@ -129,7 +129,7 @@ def _quotes(claims: Sequence[ClaimJson]) -> list[tuple[str, str]]:
 
 def answer_problems(question: str, answer: str, status: str, claims: Sequence[ClaimJson],
                     compared: Sequence[str] = (), fits: bool = True, fits_reason: str = "",
-                    bridges: Sequence[str] = ()) -> list[str]:
+                    bridges: Sequence[str] = (), decided: bool = False) -> list[str]:
     """Problems of a draft's answer (empty when it answers the question from its quotes).
 
     Args:
@@ -141,6 +141,9 @@ def answer_problems(question: str, answer: str, status: str, claims: Sequence[Cl
         fits: the grounding review's judgement that the answer gives what was asked.
         fits_reason: the review's reason.
         bridges: the names the second hop looked up (``[]`` without a hop).
+        decided: code chose the answer among ``compared`` from the claims' values
+            (:mod:`ditto_nb.patterns.web_qa.comparison`): it is one side's name, so the
+            answer-words checks are skipped; both sides must still be quoted.
 
     Returns:
         Human-readable problems, each starting with ``answer:``.
@@ -150,7 +153,7 @@ def answer_problems(question: str, answer: str, status: str, claims: Sequence[Cl
     problems: list[str] = []
     quotes = _quotes(claims)
     text = normalize_text(answer)
-    if not is_yes_no(text):
+    if not is_yes_no(text) and not decided:
         check = answer_in_quotes(text, [q for q, _ in quotes])
         if not check.ok:
             problems += [f"answer: {reason}; answer with words copied from a quote" for reason in check.reasons]

@@ -55,6 +55,7 @@ from ditto_nb.patterns.web_qa.stage_models import (
 )
 from ditto_nb.patterns.web_qa import prompts, schemas
 from ditto_nb.patterns.common.retrieval import comparison_entities
+from ditto_nb.patterns.web_qa.comparison import decide_order
 from ditto_nb.patterns.web_qa.answer_checks import answer_problems
 from ditto_nb.patterns.web_qa.hop import hop_stages, merge_hop, plan_hop
 from ditto_nb.patterns.web_qa.evaluate import (
@@ -155,7 +156,8 @@ def _report_stage(run: RunState, plan: PlanJson, read: ReadJson,
         draft, result = yield from _draft_round(run, "answer", question, chunks, labels, selected,
                                                 conflicts_out, None, [], [])
         claims = result.valid_claims
-        answer_issues = _answer_issues(question, draft, claims, compared, result, bridges)
+        draft, decided = _decided(question, draft, claims, compared)
+        answer_issues = _answer_issues(question, draft, claims, compared, result, bridges, decided)
         if result.problems and not answer_issues and claims:
             # The answer stands on its verified, supported claims: the failed claims are withheld
             # with their reasons, and the repair (two model calls) is not needed.
@@ -179,7 +181,8 @@ def _report_stage(run: RunState, plan: PlanJson, read: ReadJson,
                 yield from run_step(withheld_graph(run.task, withheld, "UngroundedAnswer"))
                 raise UngroundedAnswer("the answer failed verification after one repair: "
                                        + "; ".join(result.problems))
-            answer_issues = _answer_issues(question, draft, claims, compared, result, bridges)
+            draft, decided = _decided(question, draft, claims, compared)
+            answer_issues = _answer_issues(question, draft, claims, compared, result, bridges, decided)
             if withheld or answer_issues:
                 # Failed claims are withheld (with their reasons), never published; an answer its
                 # verified quotes do not carry is not published either.
@@ -234,10 +237,22 @@ def _report_stage(run: RunState, plan: PlanJson, read: ReadJson,
 
 
 def _answer_issues(question: str, draft: AnswerDraft, claims: list[ClaimJson], compared: list[str],
-                   result: Evaluation, bridges: list[str]) -> list[str]:
+                   result: Evaluation, bridges: list[str], decided: bool) -> list[str]:
     """The answer-level problems of a draft (see :mod:`ditto_nb.patterns.web_qa.answer_checks`)."""
     return answer_problems(question, str(draft.get("answer", "")), str(draft.get("status", "")), claims, compared,
-                           fits=result.fits, fits_reason=result.fits_reason, bridges=bridges)
+                           fits=result.fits or decided, fits_reason=result.fits_reason, bridges=bridges,
+                           decided=decided)
+
+
+def _decided(question: str, draft: AnswerDraft, claims: list[ClaimJson],
+             compared: list[str]) -> tuple[AnswerDraft, bool]:
+    """The draft with the side code decides an ordering comparison for (:mod:`.comparison`), and
+    whether code decided; the model's choice stands when its verified claims decide nothing."""
+    winner = decide_order(question, compared, claims)
+    if winner is None:
+        return draft, False
+    out = cast(AnswerDraft, {**draft, "answer": winner, "status": "answered"})
+    return out, True
 
 
 def _draft_round(run: RunState, purpose: str, question: str, chunks: list[ChunkRecord], labels: Mapping[str, str],

@@ -1,0 +1,120 @@
+"""Code decides an ordering comparison from verified claims (issue 13): unit rules and one task
+through the scripted model whose answer names the wrong side."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ditto_nb.patterns.common import SearchSetup
+from ditto_nb.patterns.web_qa.answer_checks import answer_problems
+from ditto_nb.patterns.web_qa.comparison import decide_order, order_of, side_value
+from ditto_nb.sandbox import SandboxWeb, wiki_url
+from tests.patterns.web_qa.helpers import Script, make_request, run_once
+
+
+def claim(text: str, quote: str, title: str) -> Any:
+    return {"claim": text, "citations": [{"quote": quote, "title": title}]}
+
+
+TERRY = claim("Terry Richardson was born in 1965.", "Terry Richardson (born August 14, 1965) is an American photographer.",
+              "Terry Richardson")
+ANNIE = claim("Annie Morton was born in 1970.", "Annie Morton (born October 8, 1970) is an American model.", "Annie Morton")
+
+
+@pytest.mark.parametrize(("question", "order"), [
+    ("Who was born first, Annie Morton or Terry Richardson?", "earlier"),
+    ("Who is older, Chris Hardwick or Jessica Chobot?", "earlier"),
+    ("Which film was released more recently, A or B?", "later"),
+    ("Who is younger, A or B?", "later"),
+    ("Which arena has more seats, the Robins Center or Case Gym?", "more"),
+    ("Which river is shorter, the Po or the Tiber?", "fewer"),
+    ("Were Shirley Temple and Janet Waldo both American?", None),
+    ("Was the Robins Center built first?", None),
+    ("Which high jumper is Danish, A or B?", None),
+])
+def test_order_of_the_question(question: str, order: str | None) -> None:
+    assert order_of(question) == order
+
+
+def test_the_earlier_year_wins_whatever_the_order_of_the_sides() -> None:
+    question = "Who was born first, Annie Morton or Terry Richardson?"
+    assert decide_order(question, ["Annie Morton", "Terry Richardson"], [ANNIE, TERRY]) == "Terry Richardson"
+    assert decide_order(question, ["Annie Morton", "Terry Richardson"], [TERRY, ANNIE]) == "Terry Richardson"
+    younger = "Who is younger, Annie Morton or Terry Richardson?"
+    assert decide_order(younger, ["Annie Morton", "Terry Richardson"], [ANNIE, TERRY]) == "Annie Morton"
+
+
+def test_a_year_only_in_the_quote_counts_and_a_missing_side_decides_nothing() -> None:
+    question = "Which film was released first, Kiss and Tell or A Kiss for Corliss?"
+    kiss = claim("Kiss and Tell is an American comedy film.", "Kiss and Tell is a 1945 American comedy film.",
+                 "Kiss and Tell (1945 film)")
+    corliss = claim("A Kiss for Corliss is a film released in 1949.",
+                    "A Kiss for Corliss is a 1949 American comedy film.", "A Kiss for Corliss")
+    sides = ["Kiss and Tell", "A Kiss for Corliss"]
+    assert decide_order(question, sides, [corliss, kiss]) == "Kiss and Tell"
+    assert decide_order(question, sides, [corliss]) is None
+
+
+def test_seats_compare_numbers_not_years() -> None:
+    question = "Which arena has more seats, the Robins Center or Case Gym?"
+    robins = claim("The Robins Center, opened in 1972, seats 7,201 people.",
+                   "The Robins Center, opened in 1972, seats 7,201 people.", "Robins Center")
+    case = claim("Case Gym has 1,800 seats.", "Case Gym has 1,800 seats.", "Case Gym")
+    sides = ["Robins Center", "Case Gym"]
+    assert side_value("more", "Robins Center", "Case Gym", [robins, case]) == 7201.0
+    assert decide_order(question, sides, [case, robins]) == "Robins Center"
+    assert decide_order("Which arena has fewer seats, the Robins Center or Case Gym?", sides, [case, robins]) == "Case Gym"
+
+
+def test_disagreeing_values_or_a_claim_naming_both_sides_decide_nothing() -> None:
+    question = "Who was born first, Annie Morton or Terry Richardson?"
+    sides = ["Annie Morton", "Terry Richardson"]
+    other_year = claim("Annie Morton was born in 1960.", "Annie Morton was born in 1960.", "Annie Morton")
+    assert decide_order(question, sides, [ANNIE, other_year, TERRY]) is None
+    both = claim("Annie Morton worked with Terry Richardson in 1995.",
+                 "Annie Morton worked with Terry Richardson in 1995.", "Fashion shoots")
+    assert decide_order(question, sides, [both]) is None
+    same = claim("Annie Morton was born in 1965.", "Annie Morton was born in 1965.", "Annie Morton")
+    assert decide_order(question, sides, [same, TERRY]) is None
+
+
+def test_a_decided_side_skips_the_answer_word_checks_but_not_both_sides() -> None:
+    question = "Who was born first, Annie Morton or Terry Richardson?"
+    sides = ["Annie Morton", "Terry Richardson"]
+    assert answer_problems(question, "Terry Richardson", "answered", [ANNIE, TERRY], sides, fits=True,
+                           decided=True) == []
+    problems = answer_problems(question, "Terry Richardson", "answered", [TERRY], sides, decided=True)
+    assert any("Annie Morton" in p for p in problems)
+
+
+OLDER = "Mara Quell (born 12 March 1931) is a Danish architect."
+YOUNGER = "Tor Vennick (born 4 June 1945) is a Norwegian architect known for wooden churches."
+
+
+async def test_the_task_publishes_the_side_its_verified_claims_decide(
+    tmp_path: Path, sandbox_factory: Any, config: Any, scripted_model: Any
+) -> None:
+    """The model quotes both birth years and then names the younger architect: code answers."""
+    wiki: SandboxWeb = sandbox_factory([
+        {"url": wiki_url("Mara Quell"), "title": "Mara Quell", "paragraphs": [OLDER]},
+        {"url": wiki_url("Tor Vennick"), "title": "Tor Vennick", "paragraphs": [YOUNGER]},
+    ])
+
+    def answer(chunks: list[tuple[str, str, str]]) -> dict[str, Any]:
+        label = {text.split(" (")[0]: lbl for lbl, _origin, text in chunks}
+        return {"status": "answered", "answer": "Tor Vennick", "claims": [
+            {"chunk_id": label["Mara Quell"], "quote": OLDER, "claim": "Mara Quell was born on 12 March 1931."},
+            {"chunk_id": label["Tor Vennick"], "quote": YOUNGER, "claim": "Tor Vennick was born on 4 June 1945."}]}
+
+    script = Script(queries=["Mara Quell", "Tor Vennick"], answer=answer)
+    scripted_model.responder = script
+    request = make_request(wiki, question="Who was born first, Mara Quell or Tor Vennick?", max_queries=2, max_pages=4)
+    search = SearchSetup.from_sandbox(wiki, policy_overrides={"retries": 0})
+    report = await run_once(tmp_path / "t", request, config, search, scripted_model)
+    assert report.answer.status == "answered"
+    assert report.answer.text == "Mara Quell"
+    assert "repair" not in script.seen  # the claims were sound; only the choice was wrong
+    assert {c.citations[0].title for c in report.answer.claims} == {"Mara Quell", "Tor Vennick"}
