@@ -141,9 +141,9 @@ def answer_problems(question: str, answer: str, status: str, claims: Sequence[Cl
         fits: the grounding review's judgement that the answer gives what was asked.
         fits_reason: the review's reason.
         bridges: the names the second hop looked up (``[]`` without a hop).
-        decided: code chose the answer among ``compared`` from the claims' values
-            (:mod:`ditto_nb.patterns.web_qa.comparison`): it is one side's name, so the
-            answer-words checks are skipped; both sides must still be quoted.
+        decided: code chose the answer from the claims (:mod:`ditto_nb.patterns.web_qa.comparison`:
+            one compared side's name, or yes/no): the answer-words checks are skipped; both
+            sides must still be quoted.
 
     Returns:
         Human-readable problems, each starting with ``answer:``.

@@ -4,8 +4,9 @@ A question that offers a choice between two entities and asks which comes first 
 (``Who was born first, A or B?``, ``Which film was released first, A or B?``, ``Which arena has
 more seats, A or B?``) is answered by comparing one value per side, read by code from the
 answer's *verified* claims — the small model's own choice is often the wrong side even when its
-claims state both years (measured on a real wiki, issue 13). Yes/no comparisons (``both``,
-``same nationality``) are left to the model.
+claims state both years (measured on a real wiki, issue 13). A yes/no comparison of
+nationality (``Are A and B of the same nationality?``, ``Were A and B both American?``) is decided
+the same way from each side's nationality word; other yes/no comparisons are left to the model.
 
 Rules:
 
@@ -20,13 +21,22 @@ Rules:
   one side, or none, leave the comparison undecided.
 - **The decision** (:func:`decide_order`): the side with the smaller (``earlier``, ``fewer``) or
   larger value, written as the question writes it; equal values decide nothing.
+- **Nationality** (:func:`nationality`, :func:`decide_nationality`): the nationality word of a
+  side is the demonym (countryinfo's list of 226, plus English/Scottish/Welsh compared as British
+  and Korean as South Korean) that a claim about it (its text, else its quote) puts after
+  ``is a``/``was an`` (up to two lower-case words between: ``was an award-winning American``).
+  Both sides' words equal → ``yes``; different → ``no``; a ``both <Demonym> …`` question compares
+  each side with the asked word. One side without a word decides nothing.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from typing import Literal
+
+from countryinfo import CountryInfo
 
 from ditto_nb.patterns.common.retrieval import names_entity, title_key
 from ditto_nb.patterns.web_qa.stage_models import ClaimJson
@@ -42,6 +52,9 @@ _CUES: tuple[tuple[Order, re.Pattern[str]], ...] = (
     ("fewer", re.compile(r"\b(fewer|fewest|less|least|smaller|smallest|shorter|shortest|lower|lowest|lighter)\b")),
 )
 _YEAR = re.compile(r"(?<![\d,.])(1\d{3}|20\d{2})(?![\d,])")
+_NATIONS = {"english": "british", "scottish": "british", "welsh": "british", "northern irish": "british",
+            "korean": "south korean", "argentine": "argentinean", "icelandic": "icelander", "slovenian": "slovene"}
+"""Nationality words countryinfo lacks, mapped to the one they are compared as."""
 _NUMBER = re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?![\d,])|(?<![\w.,])\d+(?:\.\d+)?(?![\w,])")
 
 
@@ -136,4 +149,72 @@ def decide_order(question: str, compared: Sequence[str], claims: Sequence[ClaimJ
     return first if (a < b) == smaller_wins else second
 
 
-__all__ = ["Order", "decide_order", "order_of", "side_value"]
+@functools.cache
+def _demonym_pattern() -> re.Pattern[str]:
+    """``is a/was an [≤2 lower-case words] <Demonym>``, demonyms from countryinfo plus :data:`_NATIONS`."""
+    names = {part.strip() for info in CountryInfo.all().values() for part in
+             re.split(r"[,/]", str(info.get("demonym") or "")) if part.strip()}
+    names |= {n.title() for n in _NATIONS}
+    alternation = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    return re.compile(r"\b(?:is|was|are|were)\s+(?:an?|the)\s+(?:[a-z][\w-]*\s+){0,2}?(" + alternation + r")\b")
+
+
+def _nation(word: str) -> str:
+    key = word.lower()
+    return _NATIONS.get(key, key)
+
+
+def nationality(side: str, other: str, claims: Sequence[ClaimJson]) -> str | None:
+    """The nationality word the claims about ``side`` state (``South Korean``), or None.
+
+    Args:
+        side: the compared entity as the question writes it.
+        other: the other compared entity.
+        claims: the verified claims.
+
+    Returns:
+        The word as written; None when no claim about ``side`` states one or they disagree.
+    """
+    found: set[str] = set()
+    for claim in (c for c in claims if _about(c, side, other)):
+        texts = [str(claim.get("claim", ""))] + [str(c.get("quote", "")) for c in claim.get("citations") or []]
+        for text in texts:
+            match = _demonym_pattern().search(normalize_text(text))
+            if match is not None:
+                found.add(match.group(1))
+                break
+    return found.pop() if len({_nation(f) for f in found}) == 1 else None
+
+
+def decide_nationality(question: str, compared: Sequence[str], claims: Sequence[ClaimJson]) -> str | None:
+    """``yes`` / ``no`` for a nationality comparison its verified claims decide, else None.
+
+    Args:
+        question: the question as asked (``… of the same nationality?``, ``… both American?``).
+        compared: its two compared entities.
+        claims: the verified claims.
+
+    Returns:
+        ``yes`` or ``no``; None when the question is not a nationality comparison of two sides
+        or a side's nationality is not stated.
+    """
+    if len(compared) != 2:
+        return None
+    text = normalize_text(question)
+    asked: str | None = None
+    if not re.search(r"\bsame (nationality|country)\b", text, re.I):
+        both = re.search(r"\bboth\s+(.+)", text)
+        asked_match = _demonym_pattern().search(f"is a {both.group(1)}") if both else None
+        if asked_match is None:
+            return None
+        asked = asked_match.group(1)
+    first, second = compared
+    a, b = nationality(first, second, claims), nationality(second, first, claims)
+    if a is None or b is None:
+        return None
+    if asked is None:
+        return "yes" if _nation(a) == _nation(b) else "no"
+    return "yes" if _nation(a) == _nation(b) == _nation(asked) else "no"
+
+
+__all__ = ["Order", "decide_nationality", "decide_order", "nationality", "order_of", "side_value"]

@@ -55,7 +55,7 @@ from ditto_nb.patterns.web_qa.stage_models import (
 )
 from ditto_nb.patterns.web_qa import prompts, schemas
 from ditto_nb.patterns.common.retrieval import comparison_entities
-from ditto_nb.patterns.web_qa.comparison import decide_order
+from ditto_nb.patterns.web_qa.comparison import decide_nationality, decide_order
 from ditto_nb.patterns.web_qa.answer_checks import answer_problems
 from ditto_nb.patterns.web_qa.hop import hop_stages, merge_hop, plan_hop
 from ditto_nb.patterns.web_qa.evaluate import (
@@ -246,9 +246,10 @@ def _answer_issues(question: str, draft: AnswerDraft, claims: list[ClaimJson], c
 
 def _decided(question: str, draft: AnswerDraft, claims: list[ClaimJson],
              compared: list[str]) -> tuple[AnswerDraft, bool]:
-    """The draft with the side code decides an ordering comparison for (:mod:`.comparison`), and
-    whether code decided; the model's choice stands when its verified claims decide nothing."""
-    winner = decide_order(question, compared, claims)
+    """The draft with the answer code decides a comparison for (:mod:`.comparison`: the side of an
+    ordering comparison, yes/no of a nationality one), and whether code decided; the model's
+    answer stands when its verified claims decide nothing."""
+    winner = decide_order(question, compared, claims) or decide_nationality(question, compared, claims)
     if winner is None:
         return draft, False
     out = cast(AnswerDraft, {**draft, "answer": winner, "status": "answered"})

@@ -118,3 +118,30 @@ async def test_the_task_publishes_the_side_its_verified_claims_decide(
     assert report.answer.text == "Mara Quell"
     assert "repair" not in script.seen  # the claims were sound; only the choice was wrong
     assert {c.citations[0].title for c in report.answer.claims} == {"Mara Quell", "Tor Vennick"}
+
+
+CHO = claim("Cho Kyuhyun is a South Korean singer.", "Cho Kyu-hyun (born February 3, 1988) is a South Korean singer.",
+            "Cho Kyuhyun")
+METHOD = claim("Method Man is an American rapper.", "Clifford Smith, known as Method Man, is an American rapper.",
+               "Method Man")
+WALDO = claim("Janet Waldo was an American actress.",
+              "Janet Waldo (February 4, 1920 – June 12, 2016) was an award-winning American radio actress.", "Janet Waldo")
+TEMPLE = claim("Shirley Temple was an actress.", "Shirley Temple Black was an American actress and diplomat.",
+               "Shirley Temple")
+
+
+def test_nationality_comparisons_are_decided_from_each_sides_demonym() -> None:
+    from ditto_nb.patterns.web_qa.comparison import decide_nationality, nationality
+
+    same = "Are Cho Kyuhyun and Method Man of the same nationality?"
+    assert nationality("Cho Kyuhyun", "Method Man", [CHO, METHOD]) == "South Korean"
+    assert decide_nationality(same, ["Cho Kyuhyun", "Method Man"], [CHO, METHOD]) == "no"
+    both = "Were Shirley Temple and Janet Waldo both American?"
+    assert decide_nationality(both, ["Shirley Temple", "Janet Waldo"], [TEMPLE, WALDO]) == "yes"  # quote-only word
+    assert decide_nationality("Were Shirley Temple and Cho Kyuhyun both American?", ["Shirley Temple", "Cho Kyuhyun"],
+                              [TEMPLE, CHO]) == "no"
+    # a side without a stated nationality, a non-demonym attribute, or an ordering question: undecided
+    assert decide_nationality(same, ["Cho Kyuhyun", "Method Man"], [CHO]) is None
+    assert decide_nationality("Are Winner and SF9 both boy groups?", ["Winner", "SF9"], [CHO, METHOD]) is None
+    name = claim("Morgan Lee is a Morgan fan.", "Morgan Lee is a Morgan fan.", "Morgan Lee")  # a name, not a demonym
+    assert nationality("Morgan Lee", "Method Man", [name]) is None
