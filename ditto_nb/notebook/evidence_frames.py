@@ -47,7 +47,7 @@ def research_evidence(view: TaskView) -> tuple[list[dict[str, Any]], list[dict[s
         found = round_of_url.get(str(out.get("url")))
         if found is not None and out.get("final_url"):
             round_of_page.setdefault(str(out["final_url"]), found)
-    items = [{**vars(para), "round": round_of_page[para.final_url]}
+    items = [{**para.model_dump(exclude={"url"}), "round": round_of_page[para.final_url]}
              for para in page_paragraphs(view) if para.final_url in round_of_page]
     return items, []
 
@@ -74,7 +74,7 @@ def _web_qa_evidence(view: TaskView) -> list[dict[str, Any]]:
             selected, reason = False, "not selected by the model"
         else:
             selected, reason = False, "not a candidate (low overlap with question and queries)"
-        rows.append({**vars(para), "selected": selected, "reason": reason})
+        rows.append({**para.model_dump(exclude={"url"}), "selected": selected, "reason": reason})
     return rows
 
 

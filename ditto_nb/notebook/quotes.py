@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ditto_nb.errors import ConfigError
-from ditto_nb.evidence import chunks_from_page
+from ditto_nb.evidence import Chunk, chunks_from_page
 from ditto_nb.notebook.memory_view import TaskView, as_view
 
 
@@ -34,32 +34,18 @@ def page_chunk_id(chunk_id: str, final_url: str) -> str:
     return f"{chunk_id}@{final_url}"
 
 
-@dataclass(frozen=True)
-class PageParagraph:
-    """One extracted paragraph of one page read by the task.
+class PageParagraph(Chunk):
+    """One extracted paragraph of one page read by the task: a :class:`~ditto_nb.evidence.Chunk`
+    (``chunk_id`` content-addressed and shared by mirrors, ``url``, ``final_url`` the page cited,
+    ``origin``, ``title``, ``fetched_at``, ``sha256``, ``paragraph_index``, ``text`` whose characters
+    quotes' offsets count) plus:
 
     Attributes:
         page_chunk_id: ``<chunk id>@<final URL>``.
-        chunk_id: content-addressed chunk id (shared by mirrors).
-        final_url: URL after redirects (the page cited).
-        origin: ``scheme://host:port`` of ``final_url``.
-        title: page title ("" when none).
-        fetched_at: retrieval time, UTC ISO-8601.
-        sha256: full SHA-256 (64 hex characters) of the raw body.
-        paragraph_index: 0-based index in the page's paragraphs.
-        text: the normalized paragraph (quotes' offsets count characters of this text).
         mirror_of: final URL of the first page read with the same content, or None.
     """
 
     page_chunk_id: str
-    chunk_id: str
-    final_url: str
-    origin: str
-    title: str
-    fetched_at: str
-    sha256: str
-    paragraph_index: int
-    text: str
     mirror_of: str | None
 
 
@@ -87,9 +73,8 @@ def page_paragraphs(view: TaskView) -> list[PageParagraph]:
         seen_pages.add(final_url)
         mirror_of = first_url.setdefault(sha, final_url)
         for c in chunks:
-            out.append(PageParagraph(page_chunk_id(c.chunk_id, c.final_url), c.chunk_id, c.final_url, c.origin,
-                                     c.title, c.fetched_at, c.sha256, c.paragraph_index, c.text,
-                                     None if mirror_of == final_url else mirror_of))
+            out.append(PageParagraph(**c.model_dump(), page_chunk_id=page_chunk_id(c.chunk_id, c.final_url),
+                                     mirror_of=None if mirror_of == final_url else mirror_of))
     return out
 
 

@@ -20,8 +20,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from typing_extensions import Unpack
+
 from ditto_nb.errors import ConfigError, InvalidRequest
 from ditto_nb.patterns.common import SearchSetup, TaskApp, TaskRequest, load_task
+from ditto_nb.patterns.common.app import OpenOptions
 from ditto_nb.patterns.common.task import bind_task
 from ditto_nb.patterns.deep_research import ResearchReport, ResearchRequest
 from ditto_nb.patterns.deep_research import create_task as create_research_marker
@@ -68,7 +71,7 @@ async def create_task(
 
 async def open_task(
     directory: str | os.PathLike[str], request: TaskRequest, config: RuntimeConfig,
-    search: SearchSetup | None = None, **options: Any,
+    search: SearchSetup | None = None, **options: Unpack[OpenOptions],
 ) -> TaskApp:
     """Open the task's app (TaskLock, Memory, Context, Infer, tools) for its pattern.
 
@@ -77,7 +80,8 @@ async def open_task(
         request: the request.
         config: runtime configuration (its ``model`` is the provider prepared).
         search: the search setup.
-        options: ``env``, ``base_urls``, ``provider`` as in ``open_web_qa``/``open_research``.
+        options: :class:`~ditto_nb.patterns.common.app.OpenOptions` (``env``, ``base_urls``,
+            ``provider``), as in ``open_web_qa``/``open_research``.
 
     Returns:
         The :class:`TaskApp`; close it with ``await app.close()``.

@@ -3,16 +3,9 @@
 Talks to any OpenAI-compatible Chat Completions endpoint (OpenAI, vLLM, llama.cpp server,
 Ollama, the scripted test server) with ``openai.AsyncOpenAI``. The expected output is a pydantic
 model; its JSON schema is always put in the system message and, depending on the provider's
-``structured_output`` mode, also sent as ``response_format``:
-
-==================== =====================================================================
-mode                 ``response_format``
-==================== =====================================================================
-``json_schema``      ``{"type": "json_schema", "json_schema": {"name", "schema", "strict": False}}``
-``json_object_schema`` ``{"type": "json_object", "schema": ...}`` (llama-cpp-python server)
-``json_object``      ``{"type": "json_object"}`` (Ollama)
-``none``             not sent
-==================== =====================================================================
+``structured_output`` mode (``json_schema``, ``json_object_schema``, ``json_object`` or ``none``;
+the ``response_format`` each sends is tabled in :mod:`ditto_nb.workers.structured_output`), also
+sent as ``response_format``.
 
 The schema handling and JSON extraction live in :mod:`ditto_nb.workers.structured_output`
 (re-exported here). Failures are typed and never mixed up: transport (connection, timeout, HTTP status) →

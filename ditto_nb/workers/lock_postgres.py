@@ -13,7 +13,6 @@ import os
 import socket
 import uuid
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
 import psycopg
@@ -21,6 +20,7 @@ import psycopg
 from ditto_nb.errors import StorageError, TaskLocked
 from ditto_nb.workers.memory import TASK_ID_FILE_NAME
 from ditto_nb.workers.memory_postgres import describe_dsn, storage_errors
+from ditto_nb.workers.task_lock import ExclusiveLock
 
 """File in a task directory holding its Memory task id (one line)."""
 
@@ -52,7 +52,7 @@ def task_id_of(directory: str | os.PathLike[str]) -> str:
     return text
 
 
-class PostgresTaskLock:
+class PostgresTaskLock(ExclusiveLock["psycopg.Connection[Any]"]):
     """Exclusive use of a task by one process on any machine: a session advisory lock.
 
     Same interface as :class:`~ditto_nb.workers.memory.TaskLock` (``acquire``, ``release``,
@@ -69,21 +69,16 @@ class PostgresTaskLock:
         self.dsn = dsn
         self.task_id = task_id
         self.connect_timeout_seconds = connect_timeout_seconds
-        self._db: psycopg.Connection[Any] | None = None
-
-    @property
-    def held(self) -> bool:
-        """True while this object holds the lock."""
-        return self._db is not None
+        self._handle = None
 
     def acquire(self) -> None:
-        """Take the lock without waiting.
+        """Take the advisory lock without waiting (on a connection of its own).
 
         Raises:
             TaskLocked: another session holds it (the message names the holder when visible).
             StorageError: the database is unreachable.
         """
-        if self._db is not None:
+        if self._handle is not None:
             return
         where = f"{describe_dsn(self.dsn)} task {self.task_id}"
         holder_name = f"ditto-nb lock {socket.gethostname()} pid {os.getpid()}"[:63]
@@ -108,7 +103,7 @@ class PostgresTaskLock:
             except BaseException:
                 db.close()
                 raise
-        self._db = db
+        self._handle = db
 
     def _holder(self, db: psycopg.Connection[Any]) -> str:
         """Who holds the lock, from pg_locks / pg_stat_activity (best effort)."""
@@ -126,19 +121,10 @@ class PostgresTaskLock:
 
     def release(self) -> None:
         """Release the lock (idempotent) by closing its connection."""
-        db, self._db = self._db, None
+        db, self._handle = self._handle, None
         if db is not None:
             with contextlib.suppress(psycopg.Error):
                 db.close()
-
-    def __enter__(self) -> PostgresTaskLock:
-        self.acquire()
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.release()
 
 
 __all__ = ["TASK_ID_FILE_NAME", "PostgresTaskLock", "task_id_of"]

@@ -11,14 +11,48 @@ import fcntl
 import os
 from pathlib import Path
 from types import TracebackType
+from typing import Generic, TypeVar
+
+from typing_extensions import Self
 
 from ditto_nb.errors import StorageError, TaskLocked
 
 LOCK_FILE_NAME = ".lock"
 """File name of a task directory's :class:`TaskLock`."""
 
+H = TypeVar("H")
 
-class TaskLock:
+
+class ExclusiveLock(Generic[H]):
+    """What both task locks share: ``held`` (a handle ``H`` is kept while held) and use as a
+    context manager (``acquire`` on enter, ``release`` on exit). Subclasses implement
+    ``acquire`` (take the lock without waiting; :class:`~ditto_nb.errors.TaskLocked` when another
+    holder has it) and ``release`` (idempotent)."""
+
+    _handle: H | None = None
+
+    @property
+    def held(self) -> bool:
+        """True while this object holds the lock."""
+        return self._handle is not None
+
+    def acquire(self) -> None:
+        raise NotImplementedError
+
+    def release(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        self.acquire()
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.release()
+
+
+class TaskLock(ExclusiveLock[int]):
     """Exclusive use of a task directory by one process: ``fcntl.flock`` on ``<directory>/.lock``.
 
     The lock is non-blocking: a second opener (another process, or another TaskLock in the same
@@ -33,21 +67,16 @@ class TaskLock:
     def __init__(self, directory: str | os.PathLike[str]) -> None:
         self.directory = Path(directory)
         self.path = self.directory / LOCK_FILE_NAME
-        self._fd: int | None = None
-
-    @property
-    def held(self) -> bool:
-        """True while this object holds the lock."""
-        return self._fd is not None
+        self._handle = None
 
     def acquire(self) -> None:
-        """Take the lock without waiting.
+        """Take the ``flock`` without waiting.
 
         Raises:
             TaskLocked: another holder has it (the message names its pid when known).
             StorageError: the lock file cannot be created.
         """
-        if self._fd is not None:
+        if self._handle is not None:
             return
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
@@ -66,25 +95,16 @@ class TaskLock:
             raise StorageError(f"cannot lock {self.path}: {exc}") from exc
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
-        self._fd = fd
+        self._handle = fd
 
     def release(self) -> None:
         """Release the lock (idempotent)."""
-        fd, self._fd = self._fd, None
+        fd, self._handle = self._handle, None
         if fd is not None:
             with contextlib.suppress(OSError):
                 os.ftruncate(fd, 0)
             fcntl.flock(fd, fcntl.LOCK_UN)
             os.close(fd)
-
-    def __enter__(self) -> TaskLock:
-        self.acquire()
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.release()
 
 
 def _read_pid(fd: int) -> int | None:
@@ -95,4 +115,4 @@ def _read_pid(fd: int) -> int | None:
         return None
 
 
-__all__ = ["LOCK_FILE_NAME", "TaskLock"]
+__all__ = ["LOCK_FILE_NAME", "ExclusiveLock", "TaskLock"]

@@ -1,7 +1,9 @@
 """Opening a task's application: lock, Memory, Context, Infer, Interaction → one Runtime.
 
-:func:`open_task_app` is shared by ``web_qa`` and ``deep_research``. The caller closes the app
-(``await app.close()``), which closes the Runtime's workers, the MemoryStore and the TaskLock.
+:func:`open_task_app` is shared by ``web_qa`` and ``deep_research``; :func:`open_pattern_app` is
+the part of their ``open_*`` functions they share (with the :class:`OpenOptions` they all take). The
+caller closes the app (``await app.close()``), which closes the Runtime's workers, the MemoryStore
+and the TaskLock.
 """
 
 from __future__ import annotations
@@ -13,7 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from typing_extensions import TypedDict
+
 from ditto_nb.errors import ModelError
+from ditto_nb.patterns.common.failures import open_recorded
 from ditto_nb.runtime.config import RuntimeConfig
 from ditto_nb.runtime.runtime import Runtime, create_ditto
 from ditto_nb.workers import (
@@ -131,4 +136,47 @@ async def open_task_app(
     return TaskApp(directory=task_dir, runtime=runtime, store=store, interaction=interaction, infer=infer, lock=lock)
 
 
-__all__ = ["TaskApp", "open_task_app"]
+class OpenOptions(TypedDict, total=False):
+    """The keyword options every pattern's ``open_*`` function takes (all optional).
+
+    Attributes:
+        env: environment for API keys (default ``os.environ``).
+        base_urls: provider → base URL overrides (e.g. a scripted model in tests).
+        provider: an already-built search provider (default: the search setup builds one).
+    """
+
+    env: Mapping[str, str] | None
+    base_urls: Mapping[str, str] | None
+    provider: Any | None
+
+
+async def open_pattern_app(
+    directory: str | os.PathLike[str], namespace: str, config: RuntimeConfig,
+    tools: Callable[[Any | None], Mapping[str, Tool]], options: OpenOptions,
+) -> TaskApp:
+    """Open a pattern's task app (:func:`open_task_app`); a start-up failure is recorded in the
+    task's Memory (:func:`~ditto_nb.patterns.common.failures.open_recorded`).
+
+    Args:
+        directory: the task directory.
+        namespace: the task's Memory namespace.
+        config: runtime configuration (model providers, ``context.redis_url``, ``memory``).
+        tools: builds the task's Interaction tools from ``options["provider"]`` (None: the
+            search setup builds the provider).
+        options: the ``open_*`` function's :class:`OpenOptions`.
+
+    Returns:
+        The opened :class:`TaskApp`.
+
+    Raises:
+        TypeError: ``options`` has a key :class:`OpenOptions` does not name.
+    """
+    unknown = sorted(set(options) - OpenOptions.__optional_keys__)
+    if unknown:
+        raise TypeError(f"unexpected keyword argument(s): {', '.join(unknown)}")
+    opening = open_task_app(directory, config, tools(options.get("provider")), env=options.get("env"),
+                            base_urls=options.get("base_urls"))
+    return await open_recorded(directory, namespace, opening, config.memory)
+
+
+__all__ = ["OpenOptions", "TaskApp", "open_pattern_app", "open_task_app"]

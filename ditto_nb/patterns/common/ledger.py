@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable, Generator, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel
 
@@ -45,6 +45,11 @@ STAGE_PREFIX = "stage/"
 DispatchKind = Literal["model", "search", "read"]
 COUNTERS: tuple[DispatchKind, ...] = ("model", "search", "read")
 """The budget counter names (``budget/<name>``), equal to the ledger row kinds."""
+
+T = TypeVar("T")
+Plan = Generator[GraphStep, NodeOutputs, T]
+"""A plan sub-generator (a stage of either pattern): yields graph steps, receives their outputs
+``{node_id: output}``, returns ``T``. Use ``value = yield from sub_plan(...)``."""
 
 
 def now_iso() -> str:
@@ -303,7 +308,7 @@ def unwrap_tool_error(error: ToolFailed) -> BaseException:
     return error.cause if isinstance(error.cause, DittoError) else error
 
 
-def run_step(g: Graph) -> Generator[GraphStep, NodeOutputs, NodeOutputs]:
+def run_step(g: Graph) -> Plan[NodeOutputs]:
     """Yield one graph from a plan and return its outputs, unwrapping typed tool errors.
 
     Use as ``outputs = yield from run_step(g)``.
@@ -335,6 +340,7 @@ __all__ = [
     "Ledger",
     "check_replay",
     "LEDGER_PREFIX",
+    "Plan",
     "STAGE_PREFIX",
     "add_ledgered_call",
     "add_stage_commit",

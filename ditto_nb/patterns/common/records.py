@@ -144,17 +144,27 @@ class SearchResult(TypedDict, total=False):
     error: str
 
 
-@with_config(_OPEN)
-class PageRecord(TypedDict, total=False):
-    """The ``page_read`` tool's result for one URL (a failed read has ``failure`` and ``error``)."""
+class Provenance(TypedDict, total=False):
+    """Where a stored page came from, shared by :class:`PageRecord` and :class:`ChunkRecord`:
+    ``final_url`` (after redirects, the URL cited), ``origin`` (``scheme://host:port`` of
+    ``final_url``), ``title`` ("" when none), ``fetched_at`` (UTC ISO-8601) and ``sha256`` (hex
+    SHA-256 of the raw body, the snapshot's name)."""
 
-    ok: bool
-    url: str
     final_url: str
     origin: str
     title: str
     fetched_at: str
     sha256: str
+
+
+@with_config(_OPEN)
+class PageRecord(Provenance, total=False):
+    """The ``page_read`` tool's result for one URL: ``ok``, the requested ``url``, the
+    :class:`Provenance` fields, the HTTP ``status`` and the extracted ``paragraphs`` (a failed
+    read has ``failure`` and ``error``)."""
+
+    ok: bool
+    url: str
     status: int
     paragraphs: list[str]
     failure: str
@@ -240,16 +250,12 @@ class SearchArgs(TypedDict, total=False):
 
 
 @with_config(_OPEN)
-class ChunkRecord(TypedDict, total=False):
-    """A :class:`~ditto_nb.evidence.Chunk` dump."""
+class ChunkRecord(Provenance, total=False):
+    """A :class:`~ditto_nb.evidence.Chunk` dump: ``chunk_id``, the requested ``url``, the
+    :class:`Provenance` fields, ``paragraph_index`` and the paragraph ``text``."""
 
     chunk_id: str
     url: str
-    final_url: str
-    origin: str
-    title: str
-    fetched_at: str
-    sha256: str
     paragraph_index: int
     text: str
 
@@ -313,6 +319,7 @@ __all__ = [
     "OmittedItem",
     "PageRecord",
     "PromptEvidence",
+    "Provenance",
     "PublishedFiles",
     "QuoteLocation",
     "QuoteResult",

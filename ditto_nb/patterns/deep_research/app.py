@@ -16,10 +16,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
+from typing_extensions import Unpack
 
 from ditto_nb.errors import ConfigError, InvalidRequest, RequestChanged
-from ditto_nb.patterns.common import SearchSetup, TaskApp, open_task_app
-from ditto_nb.patterns.common.failures import open_recorded, run_recorded
+from ditto_nb.patterns.common import SearchSetup, TaskApp
+from ditto_nb.patterns.common.app import OpenOptions, open_pattern_app
+from ditto_nb.patterns.common.failures import run_recorded
 from ditto_nb.web.config import SearchConfig
 from ditto_nb.patterns.common.records import JsonObject
 from ditto_nb.patterns.deep_research.plan import LoopInput, LoopResult, run_research_loop
@@ -127,9 +129,7 @@ async def open_research(
     search: SearchSetup | SearchConfig | None = None,
     *,
     clock: Callable[[], float] = time.time,
-    env: Mapping[str, str] | None = None,
-    base_urls: Mapping[str, str] | None = None,
-    provider: Any | None = None,
+    **options: Unpack[OpenOptions],
 ) -> TaskApp:
     """Open the task's Runtime: Context (Redis), Memory (SQLite), Infer, Interaction.
 
@@ -139,9 +139,8 @@ async def open_research(
         config: runtime configuration (models, Redis URL).
         search: search provider choice and fetch-policy extras.
         clock: time source of the ``clock`` tool (seconds since the epoch).
-        env: environment for API keys.
-        base_urls: provider → base URL overrides.
-        provider: an already-built search provider (optional).
+        options: :class:`~ditto_nb.patterns.common.app.OpenOptions` (``env``, ``base_urls``,
+            ``provider``).
 
     Returns:
         The opened :class:`TaskApp`; close it with ``await app.close()``.
@@ -150,11 +149,11 @@ async def open_research(
         TaskLocked: another process holds the directory.
         StorageError, ConfigError: see :func:`ditto_nb.patterns.common.open_task_app`.
     """
-    tools = build_research_tools(
-        directory, request.allowed_origins, SearchSetup.coerce(search), clock=clock, provider=provider
-    )
-    opening = open_task_app(directory, config, tools, env=env, base_urls=base_urls)
-    return await open_recorded(directory, request.namespace, opening, config.memory)
+    return await open_pattern_app(
+        directory, request.namespace, config,
+        lambda provider: build_research_tools(directory, request.allowed_origins, SearchSetup.coerce(search),
+                                              clock=clock, provider=provider),
+        options)
 
 
 async def run_research(

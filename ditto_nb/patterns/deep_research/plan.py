@@ -23,7 +23,7 @@ from pydantic import BaseModel
 from typing_extensions import NotRequired, TypedDict
 
 from ditto_nb.errors import ReadFailed, SearchFailed
-from ditto_nb.patterns.common import add_ledgered_call, run_step
+from ditto_nb.patterns.common import run_step
 from ditto_nb.patterns.common.partial import check_partial
 from ditto_nb.patterns.common.retrieval import clarification_needed
 from ditto_nb.patterns.common.records import (
@@ -49,9 +49,16 @@ from ditto_nb.patterns.deep_research.prompts import Message, PlanDump
 from ditto_nb.patterns.deep_research.queries import Spec, first_round, reformulate, specs
 from ditto_nb.patterns.deep_research.report import ResearchReportJson, render_markdown
 from ditto_nb.patterns.deep_research.request import SYNTHESIS_RESERVE, ResearchRequest, parse_request
-from ditto_nb.patterns.deep_research.run_state import Plan, ResearchState, after_pending, model_call, run_graph
+from ditto_nb.patterns.deep_research.run_state import (
+    Plan,
+    ResearchState,
+    after_pending,
+    model_call,
+    run_graph,
+    tool_calls,
+)
 from ditto_nb.patterns.deep_research.stage_models import stage_row
-from ditto_nb.patterns.deep_research.stages import REPORT_KEY, resume_graph, task_scope
+from ditto_nb.patterns.deep_research.stages import REPORT_KEY, resume_graph
 from ditto_nb.patterns.deep_research.synthesis import synthesize
 from ditto_nb.patterns.deep_research.tools import TOOL_PUBLISH, TOOL_READ, TOOL_SEARCH, TOOL_SNAPSHOTS
 from ditto_nb.runtime.capabilities import INTERACTION_ACT_TOOL
@@ -109,29 +116,15 @@ def _search_round(st: ResearchState, r: int, queries: list[Spec],
     tool tries the relaxation ladder on zero hits, and title search for the entity); returns
     ``{"results": [...]}`` in query order."""
     request = st.request
-    results: list[SearchResult | None] = []
-    g = graph(f"search:r{r}")
-    after = after_pending(st)
-    scheduled: dict[int, str] = {}
+    calls: list[tuple[str, str, SearchArgs]] = []
     for i, spec in enumerate(queries, start=1):
-        key = f"search:r{r}:q{i}"
-        done = st.done(key, "search", spec["text"])
-        results.append(done)
-        if done is None and st.ledger.can_charge("search"):
-            st.ledger.charge("search")
-            args: SearchArgs = {"query": spec["text"], "limit": request.max_pages}
-            if spec.get("fallbacks"):
-                args["fallbacks"] = list(spec["fallbacks"])
-            if spec.get("entity"):
-                args["title"] = spec["entity"]
-            add_ledgered_call(g, task_scope(request), key=key, kind="search", name=spec["text"],
-                              capability=INTERACTION_ACT_TOOL, input={"tool": TOOL_SEARCH, "args": args}, after=after)
-            scheduled[i - 1] = key
-    if scheduled:
-        out = yield from run_graph(st, g, "search", r)
-        for index, node in scheduled.items():
-            results[index] = out[node]
-    ran = [res for res in results if res is not None]
+        args: SearchArgs = {"query": spec["text"], "limit": request.max_pages}
+        if spec.get("fallbacks"):
+            args["fallbacks"] = list(spec["fallbacks"])
+        if spec.get("entity"):
+            args["title"] = spec["entity"]
+        calls.append((f"search:r{r}:q{i}", spec["text"], args))
+    ran: list[SearchResult] = yield from tool_calls(st, "search", r, TOOL_SEARCH, calls)
     errors = check_partial(ran, request.allow_partial, SearchFailed, f"round {r} searches",
                            lambda res: f"{res.get('query')!r}: {res.get('error')}")
     failures += [{"source": res["query"], "kind": "search", "error": res["error"]} for res in errors]
@@ -142,28 +135,10 @@ def _read_round(st: ResearchState, r: int, urls: list[str], failures: list[Failu
                 omitted_urls: list[OmittedItem]) -> Plan[dict[str, list[PageRecord]]]:
     """Read the round's frozen URL list; returns ``{"pages": [...]}`` in URL order."""
     request = st.request
-    pages: list[PageRecord | None] = []
-    g = graph(f"read:r{r}")
-    after = after_pending(st)
-    scheduled: dict[int, str] = {}
-    for i, url in enumerate(urls):
-        key = _read_key(r, url)
-        done = st.done(key, "read", url)
-        pages.append(done)
-        if done is not None:
-            continue
-        if not st.ledger.can_charge("read"):
-            omitted_urls.append({"url": url, "round": r, "reason": "page-budget"})
-            continue
-        st.ledger.charge("read")
-        add_ledgered_call(g, task_scope(request), key=key, kind="read", name=url, capability=INTERACTION_ACT_TOOL,
-                          input={"tool": TOOL_READ, "args": {"url": url}}, after=after)
-        scheduled[i] = key
-    if scheduled:
-        out = yield from run_graph(st, g, "read", r)
-        for index, node in scheduled.items():
-            pages[index] = out[node]
-    read = [page for page in pages if page is not None]
+    calls = [(_read_key(r, url), url, {"url": url}) for url in urls]
+    read: list[PageRecord] = yield from tool_calls(
+        st, "read", r, TOOL_READ, calls,
+        over_budget=lambda url: omitted_urls.append({"url": url, "round": r, "reason": "page-budget"}))
     failed = check_partial(read, request.allow_partial, ReadFailed, f"round {r} page reads",
                            lambda p: f"{p.get('url')}: {p.get('failure')}")
     failures += [{"source": p.get("url"), "kind": "read", "error": p.get("error") or p.get("failure")} for p in failed]

@@ -188,8 +188,9 @@ class ReviewDump(TypedDict, total=False):
     problems: list[str]
 
 
-def _system(purpose: str, body: str) -> Message:
-    return {"role": "system", "content": f"Task: {purpose}\n{body}"}
+def _messages(purpose: str, body: str, user: str) -> list[Message]:
+    """``[system, user]``: the system message is ``Task: <purpose>`` then ``body``."""
+    return [{"role": "system", "content": f"Task: {purpose}\n{body}"}, {"role": "user", "content": user}]
 
 
 def shown_text(text: str, limit: int = SHOWN_CHUNK_CHARS) -> str:
@@ -212,12 +213,17 @@ def _evidence_block(chunks: Sequence[PromptEvidence]) -> str:
     return "\n".join(f"[{c['id']}] ({c['origin']}) {shown_text(str(c['text']))}" for c in chunks) or "(no evidence)"
 
 
-def _questions(sub_questions: list[str], pages: dict[int, list[str]] | None = None) -> str:
+def _topic(request: ResearchRequest, sub_questions: list[str], pages: dict[int, list[str]] | None = None) -> str:
+    """``Topic: …`` and the numbered sub-questions (each with its own page's evidence ids, when given)."""
     rows = []
     for i, q in enumerate(sub_questions, start=1):
         own = (pages or {}).get(i, [])
         rows.append(f"{i}. {q}" + (f" (its own page: {', '.join(own[:3])})" if own else ""))
-    return "\n".join(rows)
+    return f"Topic: {request.question}\nSub-questions:\n" + "\n".join(rows) + "\n"
+
+
+def _gaps_and_evidence(gaps: list[str], chunks: Sequence[PromptEvidence]) -> str:
+    return f"Known gaps: {json.dumps(gaps)}\nEvidence:\n{_evidence_block(chunks)}"
 
 
 def plan_messages(request: ResearchRequest) -> list[Message]:
@@ -233,8 +239,7 @@ def plan_messages(request: ResearchRequest) -> list[Message]:
         f"Plan web research on the topic: a goal, at most {request.max_queries} sub-question(s), one "
         "search query each. Only if the topic is too vague: clear=false and clarification questions. JSON only."
     )
-    user = f"Topic: {request.question}\nScope: {request.scope or 'not given'}"
-    return [_system("research-plan", body), {"role": "user", "content": user}]
+    return _messages("research-plan", body, f"Topic: {request.question}\nScope: {request.scope or 'not given'}")
 
 
 def assess_messages(
@@ -256,11 +261,8 @@ def assess_messages(
         "(sources disagree); the evidence ids that answer it; for a gap the missing fact and a new "
         "search query naming entities from the evidence. JSON only."
     )
-    user = (
-        f"Topic: {request.question}\nSub-questions:\n{_questions(sub_questions)}\n"
-        f"Queries already run: {json.dumps(asked)}\nEvidence:\n{_evidence_block(chunks)}"
-    )
-    return [_system("assess", body), {"role": "user", "content": user}]
+    asked_and_evidence = f"Queries already run: {json.dumps(asked)}\nEvidence:\n{_evidence_block(chunks)}"
+    return _messages("assess", body, _topic(request, sub_questions) + asked_and_evidence)
 
 
 def report_messages(
@@ -286,17 +288,14 @@ def report_messages(
         "that item's sentence). If sources disagree, one finding per source. List what stays unknown. "
         "JSON only."
     )
-    user = (
-        f"Topic: {request.question}\nSub-questions:\n{_questions(sub_questions, pages)}\n"
-        f"Known gaps: {json.dumps(gaps)}\nEvidence:\n{_evidence_block(chunks)}"
-    )
-    return [_system("report", body), {"role": "user", "content": user}]
+    return _messages("report", body, _topic(request, sub_questions, pages) + _gaps_and_evidence(gaps, chunks))
 
 
-def _findings(draft: DraftDump) -> str:
+def _draft(draft: DraftDump) -> str:
+    """``Summary: …`` and the numbered findings, each with its quote."""
     rows = [f"{n}. Statement: {c.get('statement', '')}\n   Quote: \"{c.get('quote', '')}\""
             for n, c in enumerate(draft.get("conclusions", []), start=1)]
-    return "\n".join(rows) or "(no findings)"
+    return f"Summary: {draft.get('summary', '')}\nFindings:\n" + ("\n".join(rows) or "(no findings)") + "\n"
 
 
 def review_messages(draft: DraftDump, coverage: Sequence[CoverageItem], gaps: list[str]) -> list[Message]:
@@ -321,11 +320,8 @@ def review_messages(draft: DraftDump, coverage: Sequence[CoverageItem], gaps: li
         "the summary does not hide the gaps. Otherwise ok=false and list the problems. JSON only."
     )
     covered = "\n".join(f"{row['index']}. {row['question']} - {row['status']}" for row in coverage) or "(none)"
-    user = (
-        f"Summary: {draft.get('summary', '')}\nFindings:\n{_findings(draft)}\n"
-        f"Unknowns: {json.dumps(draft.get('unknowns', []))}\nCoverage:\n{covered}\nKnown gaps: {json.dumps(gaps)}"
-    )
-    return [_system("review", body), {"role": "user", "content": user}]
+    rest = f"Unknowns: {json.dumps(draft.get('unknowns', []))}\nCoverage:\n{covered}\nKnown gaps: {json.dumps(gaps)}"
+    return _messages("review", body, _draft(draft) + rest)
 
 
 def repair_messages(
@@ -346,11 +342,8 @@ def repair_messages(
         "Fix the research report: remove or correct each listed problem. Each finding states one fact "
         "that the evidence item it names states (code quotes that item's sentence). JSON only."
     )
-    user = (
-        f"Summary: {draft.get('summary', '')}\nFindings:\n{_findings(draft)}\nProblems: {json.dumps(problems)}\n"
-        f"Known gaps: {json.dumps(gaps)}\nEvidence:\n{_evidence_block(chunks)}"
-    )
-    return [_system("repair", body), {"role": "user", "content": user}]
+    problems_line = f"Problems: {json.dumps(problems)}\n"
+    return _messages("repair", body, _draft(draft) + problems_line + _gaps_and_evidence(gaps, chunks))
 
 
 MAX_TOKENS: dict[str, int] = {

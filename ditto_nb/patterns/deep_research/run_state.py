@@ -3,17 +3,19 @@
 :class:`ResearchState` holds the Memory rows read by the ``resume`` graph, the one
 :class:`~ditto_nb.patterns.common.Ledger` (replay policy ``RESEARCH.replay``), the budget
 counters and the clock; :func:`run_graph` finishes and yields one stage graph; :func:`model_call`
-is one budgeted model call through the one ledgered dispatch.
+is one budgeted model call and :func:`tool_calls` one round's budgeted tool calls, each through
+the one ledgered dispatch.
 """
 
 from __future__ import annotations
 
-from collections.abc import Generator, Mapping
-from typing import Any, TypeVar
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from pydantic import BaseModel
 
 from ditto_nb.patterns.common import Ledger, add_ledgered_call, run_step
+from ditto_nb.patterns.common.ledger import Plan
 from ditto_nb.patterns.common.records import JsonObject
 from ditto_nb.patterns.deep_research import prompts
 from ditto_nb.patterns.deep_research.prompts import Message
@@ -27,12 +29,9 @@ from ditto_nb.patterns.deep_research.stages import (
     model_payload,
     task_scope,
 )
-from ditto_nb.runtime.capabilities import INFER_REASONING_SAMPLE
-from ditto_nb.runtime.graph import Graph, GraphStep, NodeOutputs, graph
+from ditto_nb.runtime.capabilities import INFER_REASONING_SAMPLE, INTERACTION_ACT_TOOL
+from ditto_nb.runtime.graph import Graph, NodeOutputs, graph
 
-T = TypeVar("T")
-Plan = Generator[GraphStep, NodeOutputs, T]
-"""A plan sub-generator: yields graph steps, receives their outputs ``{node_id: output}``, returns ``T``."""
 BUDGET_LIMITS = {"search": "max_searches", "read": "max_read_pages", "model": "max_model_calls"}
 
 
@@ -96,4 +95,45 @@ def model_call(st: ResearchState, key: str, purpose: str, messages: list[Message
     return schema.model_validate(output["output"]).model_dump()
 
 
-__all__ = ["BUDGET_LIMITS", "Plan", "ResearchState", "after_pending", "model_call", "run_graph"]
+def tool_calls(st: ResearchState, kind: str, round_number: int, tool: str,
+               calls: Sequence[tuple[str, str, Mapping[str, object]]],
+               over_budget: Callable[[str], None] | None = None) -> Plan[list[Any]]:
+    """One round's ``kind`` (``search``/``read``) tool calls in one graph ``<kind>:r<round_number>``.
+
+    Args:
+        st: the research state.
+        kind: the ledger kind, budget and stage name (``search`` or ``read``).
+        round_number: the 1-based round.
+        tool: the Interaction tool every call runs.
+        calls: ``(ledger key, ledger name, tool args)`` in order.
+        over_budget: told the ledger name of each call skipped because the budget is spent.
+
+    Returns:
+        The outputs (ledger reuse or new dispatch) of the calls that have one, in call order; a
+        call skipped for the budget has none.
+    """
+    outputs: list[Any] = []
+    g = graph(f"{kind}:r{round_number}")
+    after = after_pending(st)
+    scheduled: dict[int, str] = {}
+    for i, (key, name, args) in enumerate(calls):
+        done = st.done(key, kind, name)
+        outputs.append(done)
+        if done is not None:
+            continue
+        if not st.ledger.can_charge(kind):
+            if over_budget is not None:
+                over_budget(name)
+            continue
+        st.ledger.charge(kind)
+        add_ledgered_call(g, task_scope(st.request), key=key, kind=kind, name=name, capability=INTERACTION_ACT_TOOL,
+                          input={"tool": tool, "args": args}, after=after)
+        scheduled[i] = key
+    if scheduled:
+        out = yield from run_graph(st, g, kind, round_number)
+        for index, node in scheduled.items():
+            outputs[index] = out[node]
+    return [output for output in outputs if output is not None]
+
+
+__all__ = ["BUDGET_LIMITS", "Plan", "ResearchState", "after_pending", "model_call", "run_graph", "tool_calls"]

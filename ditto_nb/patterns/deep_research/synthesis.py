@@ -18,15 +18,16 @@ published); a second failed review withholds every finding of the repaired draft
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
-from typing import TypeVar, cast
+from typing import cast
 
 from pydantic import BaseModel
 from typing_extensions import TypedDict
 
 from ditto_nb.evidence.quote_pick import quote_for
 from ditto_nb.evidence.support import check_support
+from ditto_nb.patterns.common.ledger import Plan
 from ditto_nb.patterns.common.records import EvidenceItem, FailureItem, JsonObject, OmittedItem, PromptEvidence
 from ditto_nb.patterns.common.report_records import (
     ConclusionItem,
@@ -47,11 +48,7 @@ from ditto_nb.patterns.deep_research.report import (
     conflict_sides,
 )
 from ditto_nb.patterns.deep_research.request import STOP_REASONS, ResearchRequest, StopReason
-from ditto_nb.runtime.graph import GraphStep, NodeOutputs
 
-T = TypeVar("T")
-Plan = Generator[GraphStep, NodeOutputs, T]
-"""A plan sub-generator: yields graph steps, receives their outputs, returns ``T``."""
 Ask = Callable[[str, str, list[Message], type[BaseModel]], Plan[JsonObject]]
 """``ask(ledger_key, purpose, messages, schema)``: one budgeted model call (validated dump)."""
 

@@ -6,9 +6,12 @@ import os
 from collections.abc import Mapping
 from typing import Any, cast
 
+from typing_extensions import Unpack
+
 from ditto_nb.web.config import SearchConfig
-from ditto_nb.patterns.common import SearchSetup, TaskApp, build_task_tools, open_task_app
-from ditto_nb.patterns.common.failures import open_recorded, run_recorded
+from ditto_nb.patterns.common import SearchSetup, TaskApp, build_task_tools
+from ditto_nb.patterns.common.app import OpenOptions, open_pattern_app
+from ditto_nb.patterns.common.failures import run_recorded
 from ditto_nb.patterns.common.task import bind_task
 from ditto_nb.patterns.web_qa.plan import run_web_qa_loop
 from ditto_nb.patterns.web_qa.report import WebQaReport, published_report
@@ -58,10 +61,7 @@ async def open_web_qa(
     request: WebQaRequest | Mapping[str, Any],
     config: RuntimeConfig,
     search: SearchSetup | SearchConfig | None = None,
-    *,
-    env: Mapping[str, str] | None = None,
-    base_urls: Mapping[str, str] | None = None,
-    provider: Any | None = None,
+    **options: Unpack[OpenOptions],
 ) -> TaskApp:
     """Open the task's app: TaskLock, SQLite Memory, Redis Context, Infer, Interaction tools.
 
@@ -71,9 +71,8 @@ async def open_web_qa(
         config: runtime configuration (model providers, ``context.redis_url``).
         search: provider choice and policy extras (``permitted_origins`` = current grant); a
             ``SearchConfig`` or None is accepted as in :func:`create_task`.
-        env: environment for API keys (default ``os.environ``).
-        base_urls: provider → base URL overrides (e.g. a scripted model in tests).
-        provider: an already-built search provider (default: ``search.build_provider()``).
+        options: :class:`~ditto_nb.patterns.common.app.OpenOptions` (``env``, ``base_urls``,
+            ``provider``; the default provider is ``search.build_provider()``).
 
     Returns:
         The :class:`~ditto_nb.patterns.common.TaskApp` (use ``.runtime``; ``await app.close()``).
@@ -85,9 +84,10 @@ async def open_web_qa(
             start-up probe (recorded in Memory as a ``start-up`` failure).
     """
     req = WebQaRequest.parse(request)
-    tools = build_task_tools(directory, req.allowed_origins, SearchSetup.coerce(search), provider=provider)
-    opening = open_task_app(directory, config, tools, env=env, base_urls=base_urls)
-    return await open_recorded(directory, req.namespace, opening, config.memory)
+    return await open_pattern_app(
+        directory, req.namespace, config,
+        lambda provider: build_task_tools(directory, req.allowed_origins, SearchSetup.coerce(search), provider=provider),
+        options)
 
 
 async def run_web_qa(

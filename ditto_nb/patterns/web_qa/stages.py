@@ -9,12 +9,13 @@ Which pages to read and which chunks to show the model are decided in
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Generator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
 from ditto_nb.errors import BudgetExceeded, ReadFailed, SearchFailed
 from ditto_nb.patterns.common import Ledger, TaskScope, add_ledgered_call, add_stage_commit, run_step
+from ditto_nb.patterns.common.ledger import Plan as Step
 from ditto_nb.patterns.common.partial import check_partial
 from ditto_nb.patterns.common.records import (
     JsonObject,
@@ -41,12 +42,10 @@ from ditto_nb.patterns.web_qa.stage_models import (
     WebQaStages,
 )
 from ditto_nb.runtime.capabilities import INFER_REASONING_SAMPLE, INTERACTION_ACT_TOOL
-from ditto_nb.runtime.graph import Graph, GraphStep, NodeOutputs, graph
+from ditto_nb.runtime.graph import Graph, NodeOutputs, graph
 from ditto_nb.text import normalize_text
 
 T = TypeVar("T")
-Step = Generator[GraphStep, NodeOutputs, T]
-"""A stage sub-generator: yields graph steps, receives their outputs, returns the stage JSON ``T``."""
 
 
 @dataclass
@@ -299,6 +298,7 @@ def read_stage(run: RunState, searched: SearchedJson, stage: str = "read",
 __all__ = [
     "MAX_CANDIDATES",
     "RunState",
+    "Step",
     "candidate_chunks",
     "rank_candidates",
     "candidate_urls",
