@@ -46,7 +46,7 @@ from ditto_nb.patterns.deep_research.coverage import (
 )
 from ditto_nb.patterns.deep_research.evidence import accumulate, prompt_view, rank
 from ditto_nb.patterns.deep_research.prompts import Message, PlanDump
-from ditto_nb.patterns.deep_research.queries import Spec, first_round, reformulate, specs
+from ditto_nb.patterns.deep_research.queries import Spec, bridge_specs, first_round, reformulate, specs, with_bridges
 from ditto_nb.patterns.deep_research.report import ResearchReportJson, render_markdown
 from ditto_nb.patterns.deep_research.request import SYNTHESIS_RESERVE, ResearchRequest, parse_request
 from ditto_nb.patterns.deep_research.run_state import (
@@ -235,7 +235,9 @@ def run_research_loop(inp: LoopInput) -> Plan[LoopResult]:
         if added == 0 and st.done(key, "model", "assess") is None:
             # Nothing new to assess (no model call spent): reformulate by code; stop only after two
             # consecutive empty rounds or when no new query can be formed.
-            queries = reformulate(request.question, subs, tried, request.max_queries) if empty < 2 else []
+            queries = (with_bridges(bridge_specs(request.question, coverage, rank(evidence, [request.question, *subs]),
+                                                 tried), reformulate(request.question, subs, tried, request.max_queries),
+                                    request.max_queries) if empty < 2 else [])
             stop_reason = "no-progress" if not queries else ("round-budget" if r >= request.max_rounds else None)
             record = stage_row("round", {"round": r, "queries": list(frozen["queries"]), "reads": reads["urls"],
                                          "new_evidence": 0, "coverage": coverage, "assessed": False,
@@ -256,8 +258,10 @@ def run_research_loop(inp: LoopInput) -> Plan[LoopResult]:
                                 prompts.AssessOutput, model, r)
         coverage = normalize_coverage(raw["items"], subs, evidence, request.cross_check)
         proposed = next_queries(coverage, asked, request.max_queries)
-        queries = (specs(proposed, request.question, subs) if proposed
-                   else reformulate(request.question, subs, tried, request.max_queries))
+        queries = with_bridges(bridge_specs(request.question, coverage, rank(evidence, [request.question, *subs]), tried),
+                               specs(proposed, request.question, subs) if proposed
+                               else reformulate(request.question, subs, tried, request.max_queries),
+                               request.max_queries)
         # The stop decision is recorded with the round and replayed as recorded: re-deciding it on
         # resume would read the counters and clock of a later round (issue 14, item 2).
         recorded = st.rows.get(f"stage/round/{r}")

@@ -6,7 +6,11 @@ ladder (``fallbacks``) while a form returns no hit and, for ``entity``, title se
 
 - Round one: :func:`first_round` — the topic's entities alone plus the plan's queries and
   sub-questions, each with its ladder (:func:`~ditto_nb.patterns.common.retrieval.build_queries`).
-- Later rounds: the assessment's queries (:func:`specs`, each with a ladder); when it proposes
+- Later rounds, while a sub-question is a gap: first the second hop (:func:`bridge_specs`) — a
+  name the evidence mentions and the topic does not (the actress a film's page names, for a
+  topic about "the woman who portrayed …"), chosen by Web QA's
+  :func:`~ditto_nb.patterns.common.relevance.bridge_candidates`; then the assessment's queries
+  (:func:`specs`, each with a ladder); when it proposes
   none, or the round found nothing new, :func:`reformulate` forms new ones by code: entity-only
   queries of the topic and sub-questions, then the relaxed forms of queries already run, then
   single name words — every form any earlier search already tried is skipped. An empty list
@@ -20,7 +24,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from ditto_nb.patterns.common.records import SearchSpec
+from ditto_nb.patterns.common.records import EvidenceItem, SearchSpec
+from ditto_nb.patterns.common.relevance import bridge_candidates
+from ditto_nb.patterns.common.report_records import CoverageItem
 from ditto_nb.patterns.common.retrieval import (
     build_queries,
     question_entities,
@@ -114,4 +120,39 @@ def reformulate(question: str, sub_questions: Sequence[str], tried: Iterable[str
     return out
 
 
-__all__ = ["Spec", "first_round", "reformulate", "specs"]
+def bridge_specs(question: str, coverage: Sequence[CoverageItem], evidence: Sequence[EvidenceItem],
+                 tried: Iterable[str], limit: int = 1) -> list[Spec]:
+    """The second hop: names the evidence mentions that the topic does not, not searched yet.
+
+    Args:
+        question: the research topic.
+        coverage: the round's coverage rows (nothing is proposed when no row is a ``gap``).
+        evidence: evidence items, most relevant to the topic first (their ``text`` and ``title``).
+        tried: every query form already sent.
+        limit: most names.
+
+    Returns:
+        At most ``limit`` specs ``{"text": name, "fallbacks": [], "entity": name}``.
+    """
+    if not any(row.get("status") == "gap" for row in coverage):
+        return []
+    done = {_key(t) for t in tried}
+    texts = [str(e.get("text", "")) for e in evidence]
+    known = list(dict.fromkeys(str(e.get("title", "")) for e in evidence if e.get("title")))
+    names = [n for n in bridge_candidates(question, texts, known, limit=limit + 4) if _key(n) not in done]
+    return [{"text": n, "fallbacks": [], "entity": n} for n in names[:limit]]
+
+
+def with_bridges(bridges: Sequence[Spec], rest: Sequence[Spec], limit: int) -> list[Spec]:
+    """``bridges`` first, then ``rest`` without repeats, at most ``limit`` specs; a bridge that a
+    query of ``rest`` already names is left out (that query's ladder ends at the name)."""
+    named = [_key(spec["text"]) for spec in rest]
+    hops = [b for b in bridges if not any(f" {_key(b['text'])} " in f" {text} " for text in named)]
+    out: list[Spec] = []
+    for spec in [*hops, *rest]:
+        if _key(spec["text"]) not in {_key(o["text"]) for o in out}:
+            out.append(spec)
+    return out[:limit]
+
+
+__all__ = ["Spec", "bridge_specs", "first_round", "reformulate", "specs", "with_bridges"]

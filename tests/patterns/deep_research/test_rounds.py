@@ -234,3 +234,24 @@ def test_request_ranges_are_validated() -> None:
         with pytest.raises(InvalidRequest):
             parse_request({**base, field: value})
     assert parse_request({**base, "research_type": "policy"}).research_type == "policy"
+
+
+def test_the_second_hop_searches_the_name_the_evidence_mentions() -> None:
+    """A gap whose answer lies behind a name only the evidence mentions: that name is searched
+    next (before the assessment's question-form query, which an AND search cannot answer)."""
+    from ditto_nb.patterns.deep_research.queries import bridge_specs, with_bridges
+
+    topic = "What government position was held by the woman who portrayed Corliss Archer in the film Kiss and Tell?"
+    evidence: list[Any] = [{"id": "E1", "title": "Kiss and Tell (1945 film)", "text":
+                            "Kiss and Tell is a 1945 American comedy film starring then 17-year-old Shirley Temple "
+                            "as Corliss Archer."}]
+    gap: list[Any] = [{"index": 1, "question": "Which government position did this actress hold?", "status": "gap"}]
+    hop = bridge_specs(topic, gap, evidence, tried=["Kiss and Tell", "Corliss Archer"])
+    assert [s["text"] for s in hop] == ["Shirley Temple"]
+    proposed: list[Any] = [{"text": "Who played Corliss Archer in Kiss and Tell?", "fallbacks": [], "entity": ""}]
+    assert [s["text"] for s in with_bridges(hop, proposed, 2)] == ["Shirley Temple", proposed[0]["text"]]
+    # already searched, or no gap left, or a proposed query that names it: nothing added
+    assert bridge_specs(topic, gap, evidence, tried=["shirley temple"]) == []
+    assert bridge_specs(topic, [{**gap[0], "status": "covered"}], evidence, tried=[]) == []
+    named: list[Any] = [{"text": "Shirley Temple government", "fallbacks": [], "entity": ""}]
+    assert [s["text"] for s in with_bridges(hop, named, 2)] == ["Shirley Temple government"]
