@@ -7,11 +7,12 @@ whose fields describe themselves. Every system message starts with ``Task: <purp
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Sequence
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, create_model
 from pydantic.json_schema import SkipJsonSchema
 from typing_extensions import TypedDict
 
@@ -29,11 +30,15 @@ Quotes are still verified against the full stored paragraph."""
 
 def _compact_schema(schema: JsonObject) -> None:
     """Drop titles and the class docstring from a JSON schema: the schema goes into every prompt
-    (``schema_instruction``) and small local models pay for each token; field descriptions stay."""
+    (``schema_instruction``) and small local models pay for each token; field descriptions stay.
+    A list property asking for at least one item (``minItems`` ≥ 1) is made required, so a grammar
+    cannot leave it out (validation is unchanged)."""
     schema.pop("title", None)
     schema.pop("description", None)
-    for prop in schema.get("properties", {}).values():
+    for name, prop in schema.get("properties", {}).items():
         prop.pop("title", None)
+        if prop.get("minItems", 0) >= 1 and name not in schema.get("required", []):
+            schema["required"] = [name, *schema.get("required", [])]
 
 
 _COMPACT = ConfigDict(json_schema_extra=_compact_schema)
@@ -145,6 +150,28 @@ class ReviewOutput(BaseModel):
     ok: bool = Field(description="true if every finding is supported by its quote and gaps are stated")
     problems: list[str] = Field(default_factory=list, description="problems found, empty when ok",
                                 json_schema_extra=_caps(3, 100))
+
+
+@functools.cache
+def review_output(findings: int) -> type[ReviewOutput]:
+    """:class:`ReviewOutput` whose JSON schema asks for exactly ``findings`` verdicts.
+
+    ``minItems`` = ``maxItems`` = ``findings`` on ``verdicts``, so a grammar-constrained decoder
+    (llama.cpp's JSON-schema grammar) cannot skip the per-finding verdicts (the 1.5B model
+    answered ``verdicts: []`` with one overall problem, measured on a real wiki); validation stays
+    as lenient as :class:`ReviewOutput`'s (a missing verdict is no verdict).
+
+    Args:
+        findings: the number of findings shown to the review (≥ 0).
+
+    Returns:
+        A subclass of :class:`ReviewOutput` (cached per count).
+    """
+    verdicts: list[Verdict] = Field(default_factory=list, description="one per finding, in order",
+                     json_schema_extra={"minItems": findings, "maxItems": findings})
+    model: type[ReviewOutput] = create_model("ReviewOutput", __base__=ReviewOutput,
+                                             verdicts=(list[Verdict], verdicts))
+    return model
 
 
 class PlanDump(TypedDict, total=False):
@@ -379,6 +406,7 @@ __all__ = [
     "DraftOutput",
     "FindingDump",
     "PlanDump",
+    "review_output",
     "PlanOutput",
     "ReviewDump",
     "ReviewOutput",

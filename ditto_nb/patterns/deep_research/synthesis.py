@@ -13,7 +13,7 @@ Order of the checks on every draft (the first and the repaired one):
 
 Rejected findings of the first draft, and a failed review, go to the one repair with their
 reasons; findings still rejected after it are dropped and listed as *withheld* (never
-published); a second failed review withholds every finding of the repaired draft. Coverage is then recomputed from what is published (:func:`published_coverage`).
+published); a second failed review publishes only the findings it explicitly called supported. Coverage is then recomputed from what is published (:func:`published_coverage`).
 """
 
 from __future__ import annotations
@@ -237,7 +237,7 @@ def _check(ask: Ask, key: str, draft: DraftDump, selected: list[EvidenceItem],
     if reviewed:
         verdict = cast(ReviewDump, (yield from ask(key, "review",
                                                    prompts.review_messages(_reviewed(draft, kept), coverage, gaps),
-                                                   prompts.ReviewOutput)))
+                                                   prompts.review_output(len(kept)))))
         kept, refused = apply_verdicts(kept, verdict)
     return {"kept": kept, "rejected": rejected + refused, "refused": refused, "problems": problems,
             "verdict": verdict, "reviewed": reviewed}
@@ -250,9 +250,10 @@ def synthesize(ask: Ask, request: ResearchRequest, plan: PlanDump, evidence: lis
     """Report, checks, independent review, at most one repair; returns the report dump.
 
     Findings whose quote does not verify after the repair, or that the second review refuses,
-    are withheld with the reason; when the second review fails without naming a finding, all of
-    the repaired draft's findings are withheld with its problems and ``review["ok"]`` is False
-    (an honest partial report, never an exception that loses the research).
+    are withheld with the reason; when the second review fails without refusing a finding, only
+    the findings it gave an explicit ``supported`` verdict are published, the others are
+    withheld with its problems, and ``review["ok"]`` is False (an honest partial report, never an
+    exception that loses the research).
     """
     subs = plan["sub_questions"]
     selected, left_out = select_for_report(evidence, coverage, [request.question, *subs])
@@ -280,11 +281,15 @@ def synthesize(ask: Ask, request: ResearchRequest, plan: PlanDump, evidence: lis
                                                                     prompts.DraftOutput))), selected)
             done = yield from _check(ask, "model:review-2", draft, selected, coverage, gaps)
             if done["reviewed"] and not done["verdict"]["ok"] and not done["refused"]:
-                # The review failed the repaired draft without naming a finding: nothing of it
-                # is published; every finding is withheld with the review's problems (SPEC §7).
+                # The review failed the repaired draft without refusing a finding: a finding is
+                # published only with the review's explicit "supported" verdict; the others are
+                # withheld with the review's problems (SPEC §7), and the review stays failed.
                 reason = "the review failed the repaired report: " + "; ".join(done["verdict"]["problems"])
-                done["rejected"] = done["rejected"] + [_withheld(c, [reason]) for c in done["kept"]]
-                done["kept"] = []
+                vouched = {int(v.get("n", 0)) for v in done["verdict"].get("verdicts", [])
+                           if v.get("verdict") == "supported"}
+                done["rejected"] = done["rejected"] + [_withheld(c, [reason]) for n, c in enumerate(done["kept"], 1)
+                                                       if n not in vouched]
+                done["kept"] = [c for n, c in enumerate(done["kept"], 1) if n in vouched]
                 review["ok"] = False
             # Findings whose quote still does not verify are withheld with the reason, never published.
             unverified = [_withheld(_as_finding(row), [problem])

@@ -84,6 +84,34 @@ def test_second_review_failure_withholds_every_finding(
     assert "Ilse Marrek" not in "\n".join(c.statement for c in published.conclusions)
 
 
+def test_second_review_failure_keeps_only_findings_it_called_supported(
+    sandbox_factory: Any, scripted_model: Any, config: Any, tmp_path: Path
+) -> None:
+    """The second review fails the report overall but gives finding 1 an explicit ``supported``
+    verdict: that finding is published, the review stays failed, its problem is shown."""
+    web = sandbox_factory(bridge_corpus())
+    reviewer = Reviewer(failures=1)
+    reviews: list[dict[str, Any]] = []
+
+    def responder(request: dict[str, Any]) -> Any:
+        reply = reviewer(request)
+        if reviewer.script.purposes[-1] == "review":
+            reviews.append(request)
+            if reviewer.reviews == 2:
+                return {"verdicts": [{"n": 1, "verdict": "supported"}], "ok": False, "problems": [PROBLEM]}
+        return reply
+
+    scripted_model.responder = responder
+    report = run(web, config, tmp_path / "task", make_request(web))
+    assert isinstance(report, ResearchReport)
+    assert reviewer.script.purposes.count("repair") == 1
+    assert [c.quote for c in report.conclusions] == ["designed by engineer Ilse Marrek"]
+    assert report.review["ok"] is False and PROBLEM in report.review["problems"]
+    # the review was asked for exactly one verdict per finding it was shown
+    verdicts = reviews[-1]["response_format"]["json_schema"]["schema"]["properties"]["verdicts"]
+    assert verdicts["minItems"] == verdicts["maxItems"] >= 1
+
+
 def test_quote_still_unverifiable_after_repair_is_withheld_not_fatal(
     sandbox_factory: Any, scripted_model: Any, config: Any, tmp_path: Path
 ) -> None:
