@@ -26,7 +26,9 @@ Rules:
   and Korean as South Korean) that a claim about it (its text, else its quote) puts after
   ``is a``/``was an`` (up to two lower-case words between: ``was an award-winning American``).
   Both sides' words equal → ``yes``; different → ``no``; a ``both <Demonym> …`` question compares
-  each side with the asked word. One side without a word decides nothing.
+  each side with the asked word, and says ``yes`` only when each side's claims also state the
+  words after it (``both South Korean boy groups``: "group" too). One side without a word decides
+  nothing.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from typing import Literal
 
 from countryinfo import CountryInfo
 
+from ditto_nb.evidence.rank import STOP_WORDS
 from ditto_nb.patterns.common.retrieval import names_entity, title_key
 from ditto_nb.patterns.web_qa.stage_models import ClaimJson
 from ditto_nb.text import normalize_text
@@ -202,19 +205,31 @@ def decide_nationality(question: str, compared: Sequence[str], claims: Sequence[
         return None
     text = normalize_text(question)
     asked: str | None = None
+    nouns: list[str] = []
     if not re.search(r"\bsame (nationality|country)\b", text, re.I):
-        both = re.search(r"\bboth\s+(.+)", text)
-        asked_match = _demonym_pattern().search(f"is a {both.group(1)}") if both else None
-        if asked_match is None:
-            return None
+        both = re.search(r"\bboth\s+([^?]+)", text)
+        prefix = "is a "
+        asked_match = _demonym_pattern().match(f"{prefix}{both.group(1)}") if both else None
+        if both is None or asked_match is None or asked_match.start(1) != len(prefix):
+            return None  # "both" not directly followed by a nationality word
         asked = asked_match.group(1)
+        nouns = [w for w in re.findall(r"[a-z]{3,}", both.group(1)[asked_match.end(1) - len(prefix):].lower())
+                 if w not in STOP_WORDS]
     first, second = compared
     a, b = nationality(first, second, claims), nationality(second, first, claims)
     if a is None or b is None:
         return None
     if asked is None:
         return "yes" if _nation(a) == _nation(b) else "no"
-    return "yes" if _nation(a) == _nation(b) == _nation(asked) else "no"
+    if not _nation(a) == _nation(b) == _nation(asked):
+        return "no"
+    # "both South Korean boy groups": yes only when each side's claims also state the noun
+    for side, other in ((first, second), (second, first)):
+        said = " ".join(str(c.get("claim", "")) + " " + " ".join(str(q.get("quote", "")) for q in c.get("citations") or [])
+                        for c in claims if _about(c, side, other)).lower()
+        if not all(noun[:5] in said for noun in nouns):
+            return None
+    return "yes"
 
 
 __all__ = ["Order", "decide_nationality", "decide_order", "nationality", "order_of", "side_value"]

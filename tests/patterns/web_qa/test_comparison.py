@@ -145,3 +145,17 @@ def test_nationality_comparisons_are_decided_from_each_sides_demonym() -> None:
     assert decide_nationality("Are Winner and SF9 both boy groups?", ["Winner", "SF9"], [CHO, METHOD]) is None
     name = claim("Morgan Lee is a Morgan fan.", "Morgan Lee is a Morgan fan.", "Morgan Lee")  # a name, not a demonym
     assert nationality("Morgan Lee", "Method Man", [name]) is None
+
+
+def test_both_needs_the_nationality_word_right_after_it_and_the_noun_stated() -> None:
+    from ditto_nb.patterns.web_qa.comparison import decide_nationality
+
+    winner = claim("Winner is a South Korean boy group.", "Winner is a South Korean boy group formed in 2013.", "Winner")
+    sf9 = claim("SF9 is a South Korean boy band.", "SF9 is a South Korean boy band formed by FNC.", "SF9")
+    sf9_group = claim("SF9 is a South Korean boy group.", "SF9 is a South Korean boy group.", "SF9")
+    sides = ["Winner", "SF9"]
+    question = "Are Winner and SF9 both South Korean boy groups?"
+    assert decide_nationality(question, sides, [winner, sf9_group]) == "yes"
+    assert decide_nationality(question, sides, [winner, sf9]) is None  # "band": the noun is not stated
+    # "both directors of American films" asks no nationality
+    assert decide_nationality("Are Winner and SF9 both directors of American films?", sides, [winner, sf9_group]) is None
