@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Optional, cast
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
@@ -208,14 +208,14 @@ async def _stored_stages(directory: Path, task: CliTask) -> dict[str, Any]:
 
 def _research_summary(directory: Path) -> str:
     """The research report as Markdown, or where the task stands (through the TaskView)."""
-    from ditto_nb.patterns.deep_research.report import ResearchReportJson, render_markdown
+    from ditto_nb.patterns.deep_research.report import ResearchReport, render_markdown
     from ditto_nb.workers.task_memory import has_task_memory
 
     if not has_task_memory(directory):
         return "deep research task: not started yet"
     view = _load_view(directory)
     if view.report is not None:
-        return render_markdown(cast("ResearchReportJson", view.report)).rstrip("\n")
+        return render_markdown(ResearchReport.model_validate(view.report)).rstrip("\n")
     rounds = len(view.prefixed("stage/round/"))
     used = ", ".join(f"{name} {count}" for name, count in view.budgets().items())
     return (f"deep research task: no report yet (plan {'done' if view.stage('plan') else 'pending'}, "

@@ -47,7 +47,7 @@ from ditto_nb.patterns.deep_research.coverage import (
 from ditto_nb.patterns.deep_research.evidence import accumulate, prompt_view, rank
 from ditto_nb.patterns.deep_research.prompts import Message, PlanDump
 from ditto_nb.patterns.deep_research.queries import Spec, bridge_specs, first_round, reformulate, specs, with_bridges
-from ditto_nb.patterns.deep_research.report import ResearchReportJson, render_markdown
+from ditto_nb.patterns.deep_research.report import ResearchReport, render_markdown
 from ditto_nb.patterns.deep_research.request import SYNTHESIS_RESERVE, ResearchRequest, parse_request
 from ditto_nb.patterns.deep_research.run_state import (
     Plan,
@@ -83,7 +83,7 @@ class LoopResult(TypedDict, total=False):
     stage: str
     round: int
     budgets: dict[str, dict[str, int]]
-    report: ResearchReportJson
+    report: JsonObject
     published: PublishedFiles
 
 
@@ -181,7 +181,7 @@ def run_research_loop(inp: LoopInput) -> Plan[LoopResult]:
     st = ResearchState(request, (yield from run_step(resume_graph(request))))
 
     if isinstance(st.rows.get("report"), dict):
-        return (yield from _publish(st, cast(ResearchReportJson, st.rows["report"])))
+        return (yield from _publish(st, st.rows["report"]))
 
     raw_plan = yield from model_call(st, "model:plan", "research-plan", prompts.plan_messages(request),
                                  prompts.PlanOutput, model)
@@ -283,8 +283,9 @@ def run_research_loop(inp: LoopInput) -> Plan[LoopResult]:
     def ask(key: str, purpose: str, messages: list[Message], schema: type[BaseModel]) -> Plan[JsonObject]:
         return (yield from model_call(st, key, purpose, messages, schema, model))
 
-    report = yield from synthesize(ask, request, plan, evidence, coverage, rounds, omitted, omitted_urls,
-                                   failures, stop_reason or "no-progress", st.budgets, lambda: st.now)
+    report = (yield from synthesize(ask, request, plan, evidence, coverage, rounds, omitted, omitted_urls,
+                                    failures, stop_reason or "no-progress", st.budgets, lambda: st.now)
+              ).model_dump(mode="json")
     st.pending.append((REPORT_KEY, report))
     if stop_after == "report":
         return (yield from _checkpoint(st, "report", len(rounds)))
@@ -297,12 +298,20 @@ def _checkpoint(st: ResearchState, stage: str, round_number: int) -> Plan[LoopRe
     return {"status": "checkpoint", "stage": stage, "round": round_number, "budgets": st.budgets()}
 
 
-def _publish(st: ResearchState, report: ResearchReportJson) -> Plan[LoopResult]:
+def _publish(st: ResearchState, report: JsonObject) -> Plan[LoopResult]:
+    """Check the cited snapshots, then publish ``report.json`` and ``report.md``.
+
+    ``report`` is the :class:`ResearchReport` JSON as stored in Memory (``stage/report``); it is
+    published as stored, so a report written by earlier code republishes byte-identically, and
+    read back with ``ResearchReport.model_validate`` for the Markdown. Returns ``{"status":
+    "done", "report", "published"}``.
+    """
+    model = ResearchReport.model_validate(report)
     g = graph("publish")
-    cited = sorted({str(c["sha256"]) for c in report.get("cited_chunks", [])})
+    cited = sorted({c["sha256"] for c in model.cited_chunks})
     g.node("verify", INTERACTION_ACT_TOOL, {"tool": TOOL_SNAPSHOTS, "args": {"sha256s": cited}}, after=after_pending(st))
     g.node("publish", INTERACTION_ACT_TOOL,
-           {"tool": TOOL_PUBLISH, "args": {"report": report, "markdown": render_markdown(report)}}, after=("verify",))
+           {"tool": TOOL_PUBLISH, "args": {"report": report, "markdown": render_markdown(model)}}, after=("verify",))
     out = yield from run_graph(st, g, "publish")
     return {"status": "done", "report": report, "published": out["publish"]}
 

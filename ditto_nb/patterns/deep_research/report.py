@@ -10,7 +10,6 @@ from collections.abc import Sequence
 from typing import Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field
-from typing_extensions import TypedDict
 
 from ditto_nb.evidence import Chunk, verify_quote
 from ditto_nb.evidence.citation import Citation, citation_fields
@@ -93,35 +92,6 @@ class ResearchReport(BaseModel):
     generated_at: str
 
 
-class ResearchReportJson(TypedDict, total=False):
-    """The JSON of :class:`ResearchReport` (``stage/report``, ``output/report.json``)."""
-
-    id: str
-    question: str
-    research_type: str
-    audience: str
-    scope: str
-    goal: str
-    sub_questions: list[str]
-    status: str
-    stop_reason: str
-    clarification_questions: list[str]
-    summary: str
-    conclusions: list[ConclusionItem]
-    withheld: list[WithheldFinding]
-    conflicts: list[ConflictItem]
-    unknowns: list[str]
-    coverage: list[CoverageItem]
-    rounds: list[RoundItem]
-    cited_chunks: list[EvidenceItem]
-    omitted: list[OmittedItem]
-    omitted_urls: list[OmittedItem]
-    failures: list[FailureItem]
-    budgets: dict[str, dict[str, int]]
-    review: ReviewSummary
-    generated_at: str
-
-
 def check_draft(
     draft: DraftDump, selected: Sequence[EvidenceItem]
 ) -> tuple[list[ConclusionItem], list[str]]:
@@ -193,64 +163,65 @@ def conflict_sides(
     return out
 
 
-def render_markdown(report: ResearchReportJson) -> str:
-    """Render a report (JSON form) as Markdown.
+def render_markdown(report: ResearchReport) -> str:
+    """Render a report as Markdown (the text of ``output/report.md``).
 
     Args:
-        report: a :class:`ResearchReport` dump.
+        report: the report; a stored dump (``stage/report``, ``output/report.json``) is read
+            back with ``ResearchReport.model_validate`` first.
 
     Returns:
         The Markdown text, ending with a newline.
     """
-    lines = [f"# {report['question']}", "",
-             f"- Type: {report['research_type']} · Audience: {report['audience']}",
-             f"- Status: **{report['status']}** · Stop reason: `{report['stop_reason']}`",
-             f"- Generated: {report['generated_at']}", ""]
-    if report.get("goal"):
-        lines += [f"**Goal:** {report['goal']}", ""]
-    if report.get("clarification_questions"):
-        lines += ["## Clarification needed", ""] + [f"- {q}" for q in report["clarification_questions"]] + [""]
-    lines += ["## Summary", "", str(report.get("summary", "")), ""]
-    if report.get("coverage"):
+    lines = [f"# {report.question}", "",
+             f"- Type: {report.research_type} · Audience: {report.audience}",
+             f"- Status: **{report.status}** · Stop reason: `{report.stop_reason}`",
+             f"- Generated: {report.generated_at}", ""]
+    if report.goal:
+        lines += [f"**Goal:** {report.goal}", ""]
+    if report.clarification_questions:
+        lines += ["## Clarification needed", ""] + [f"- {q}" for q in report.clarification_questions] + [""]
+    lines += ["## Summary", "", report.summary, ""]
+    if report.coverage:
         lines += ["## Coverage", "", "| # | Sub-question | Status | Evidence | Gap |", "|---|---|---|---|---|"]
-        for row in report["coverage"]:
+        for row in report.coverage:
             lines.append(f"| {row['index']} | {row['question']} | {row['status']} | "
                          f"{', '.join(row['evidence_ids'])} | {row['gap']} |")
         lines.append("")
-    if report.get("conclusions"):
+    if report.conclusions:
         lines += ["## Conclusions", ""]
-        for c in report["conclusions"]:
-            lines += [f"- {c['statement']} [{c['evidence_id']}]", f"  > \"{c['quote']}\"",
-                      f"  — [{c['title'] or c['final_url']}]({c['final_url']}), paragraph {c['paragraph_index']}, "
-                      f"chars {c['start']}–{c['end']}, retrieved {c['fetched_at']}, sha256 {c['sha256'][:12]}"]
+        for c in report.conclusions:
+            lines += [f"- {c.statement} [{c.evidence_id}]", f"  > \"{c.quote}\"",
+                      f"  — [{c.title or c.final_url}]({c.final_url}), paragraph {c.paragraph_index}, "
+                      f"chars {c.start}–{c.end}, retrieved {c.fetched_at}, sha256 {c.sha256[:12]}"]
         lines.append("")
-    for conflict in report.get("conflicts", []):
+    for conflict in report.conflicts:
         lines += [f"## Conflict on sub-question {conflict['index']}: {conflict['question']}", ""]
         lines += [f"- {s['origin']} ({s['final_url']}): \"{s['quote']}\"" for s in conflict["sides"]]
         lines += ["", "No side is picked; the sources disagree.", ""]
-    dropped = (report.get("review") or {}).get("dropped") or []
+    dropped = report.review.get("dropped") or []
     if dropped:
         lines += ["## Findings dropped (quote not verified)", ""] + [f"- {d}" for d in dropped] + [""]
-    if report.get("withheld"):
+    if report.withheld:
         lines += ["## Withheld (not supported by their quotes)", ""]
-        lines += [f"- {w['statement']} [{w['evidence_id']}] — {'; '.join(w['reasons'])}" for w in report["withheld"]]
+        lines += [f"- {w['statement']} [{w['evidence_id']}] — {'; '.join(w['reasons'])}" for w in report.withheld]
         lines.append("")
-    if report.get("unknowns"):
-        lines += ["## Unknowns and remaining gaps", ""] + [f"- {u}" for u in report["unknowns"]] + [""]
-    if report.get("omitted") or report.get("omitted_urls"):
+    if report.unknowns:
+        lines += ["## Unknowns and remaining gaps", ""] + [f"- {u}" for u in report.unknowns] + [""]
+    if report.omitted or report.omitted_urls:
         lines += ["## Left out", ""]
-        lines += [f"- {o.get('chunk_id')} from {o.get('final_url')}: {o['reason']}" for o in report.get("omitted", [])]
-        lines += [f"- {o['url']}: {o['reason']}" for o in report.get("omitted_urls", [])]
+        lines += [f"- {o.get('chunk_id')} from {o.get('final_url')}: {o['reason']}" for o in report.omitted]
+        lines += [f"- {o['url']}: {o['reason']}" for o in report.omitted_urls]
         lines.append("")
-    if report.get("failures"):
-        lines += ["## Failures", ""] + [f"- {f.get('source')}: {f.get('error')}" for f in report["failures"]] + [""]
-    if report.get("budgets"):
+    if report.failures:
+        lines += ["## Failures", ""] + [f"- {f.get('source')}: {f.get('error')}" for f in report.failures] + [""]
+    if report.budgets:
         lines += ["## Budgets", ""] + [f"- {k}: {v['used']} / {v['limit']}"
                                        + (f" ({v['unused']} unused)" if v.get("unused") else "")
-                                       for k, v in report["budgets"].items()]
+                                       for k, v in report.budgets.items()]
         lines.append("")
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
-__all__ = ["CitedConclusion", "ReportStatus", "ResearchReport", "ResearchReportJson", "check_draft", "conflict_sides",
+__all__ = ["CitedConclusion", "ReportStatus", "ResearchReport", "check_draft", "conflict_sides",
            "render_markdown"]

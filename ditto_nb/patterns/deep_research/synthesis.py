@@ -43,7 +43,6 @@ from ditto_nb.patterns.deep_research.report import (
     CitedConclusion,
     ReportStatus,
     ResearchReport,
-    ResearchReportJson,
     check_draft,
     conflict_sides,
 )
@@ -246,8 +245,8 @@ def _check(ask: Ask, key: str, draft: DraftDump, selected: list[EvidenceItem],
 def synthesize(ask: Ask, request: ResearchRequest, plan: PlanDump, evidence: list[EvidenceItem],
                coverage: list[CoverageItem], rounds: list[RoundItem], omitted: list[OmittedItem],
                omitted_urls: list[OmittedItem], failures: list[FailureItem], stop_reason: str,
-               budgets: Callable[[], dict[str, dict[str, int]]], now: Callable[[], float]) -> Plan[ResearchReportJson]:
-    """Report, checks, independent review, at most one repair; returns the report dump.
+               budgets: Callable[[], dict[str, dict[str, int]]], now: Callable[[], float]) -> Plan[ResearchReport]:
+    """Report, checks, independent review, at most one repair; returns the report.
 
     Findings whose quote does not verify after the repair, or that the second review refuses,
     are withheld with the reason; when the second review fails without refusing a finding, only
@@ -318,7 +317,7 @@ def synthesize(ask: Ask, request: ResearchRequest, plan: PlanDump, evidence: lis
     if stop_reason not in STOP_REASONS:
         raise ValueError(f"unknown stop reason {stop_reason!r}")
     used = budgets()
-    report = ResearchReport(
+    return ResearchReport(
         id=request.id, question=request.question, research_type=request.research_type, audience=request.audience,
         scope=request.scope, goal=plan["goal"], sub_questions=subs, status=status,
         stop_reason=cast(StopReason, stop_reason), clarification_questions=plan["clarification_questions"],
@@ -333,7 +332,6 @@ def synthesize(ask: Ask, request: ResearchRequest, plan: PlanDump, evidence: lis
                             "unused": max(0, request.max_rounds - len(rounds))}},
         review=review, generated_at=datetime.fromtimestamp(now(), timezone.utc).isoformat(),
     )
-    return cast(ResearchReportJson, report.model_dump(mode="json"))
 
 
 def _also(w: WithheldFinding, reason: str) -> WithheldFinding:

@@ -28,16 +28,8 @@ from ditto_nb.evidence.support import check_support
 from ditto_nb.patterns.common.records import QuoteLocation as LocationJson
 from ditto_nb.patterns.common.records import ChunkRecord, QuoteResult, WithheldClaim
 from ditto_nb.patterns.web_qa.prompts import resolve_label
-from ditto_nb.patterns.web_qa.stage_models import (
-    AnswerDraft,
-    CitationJson,
-    ClaimJson,
-    DraftCitation,
-    DraftClaim,
-    GroundVerdict,
-    QuoteEvidence,
-)
-from ditto_nb.patterns.web_qa.schemas import ANSWER_CHARS, CLAIM_CHARS
+from ditto_nb.patterns.web_qa.stage_models import CitationJson, ClaimJson, DraftCitation, QuoteEvidence
+from ditto_nb.patterns.web_qa.schemas import ANSWER_CHARS, CLAIM_CHARS, AnswerOutput, ClaimItem, Verdict
 from ditto_nb.text import normalize_text, uncut
 
 
@@ -102,7 +94,7 @@ def strip_header(quote: str) -> str:
     return _HEADER.sub("", quote, count=1)
 
 
-def complete_draft(draft: AnswerDraft, labels: Mapping[str, str], chunks: Mapping[str, ChunkRecord]) -> AnswerDraft:
+def complete_draft(draft: AnswerOutput, labels: Mapping[str, str], chunks: Mapping[str, ChunkRecord]) -> AnswerOutput:
     """The draft with a quote picked by code for every claim that has none (pure, deterministic).
 
     The local model's grammar has no ``quote`` field: it names the chunk and writes the claim,
@@ -113,37 +105,32 @@ def complete_draft(draft: AnswerDraft, labels: Mapping[str, str], chunks: Mappin
     model did write is kept as written, with its chunk (and verified like any other).
 
     Args:
-        draft: an ``AnswerOutput`` dict.
+        draft: the validated ``AnswerOutput`` (``answer``, ``claims``, ``status``).
         labels: ``{label: chunk_id}`` of the chunks shown to the model.
         chunks: ``{chunk_id: chunk}`` (``text``, ``title``) of those chunks.
 
     Returns:
         A copy of ``draft`` whose claims all carry a ``quote`` ("" when the chunk is unknown).
     """
-    answer = uncut(str(draft.get("answer", "")), ANSWER_CHARS)
+    answer = uncut(draft.answer, ANSWER_CHARS)
     shown = {cid: (str(c.get("title") or ""), str(c.get("text", ""))) for cid, c in chunks.items()}
-    claims: list[DraftClaim] = []
-    for item in draft.get("claims") or []:
-        claim = item.copy()
-        claim["claim"] = uncut(str(claim.get("claim", "")), CLAIM_CHARS)  # the grammar's cap cuts mid-word
-        if not str(claim.get("quote") or "").strip():
-            cited = resolve_label(str(claim.get("chunk_id", "")), labels)
-            claim["chunk_id"], claim["quote"] = quote_for(str(claim.get("claim", "")), cited, shown, focus=answer)
-        claims.append(claim)
-    done = draft.copy()
-    done["claims"] = claims
-    if "answer" in draft:
-        done["answer"] = answer
-    return done
+    claims: list[ClaimItem] = []
+    for item in draft.claims:
+        text = uncut(item.claim, CLAIM_CHARS)  # the grammar's cap cuts mid-word
+        chunk_id, quote = item.chunk_id, item.quote
+        if not quote.strip():
+            chunk_id, quote = quote_for(text, resolve_label(chunk_id, labels), shown, focus=answer)
+        claims.append(item.model_copy(update={"claim": text, "chunk_id": chunk_id, "quote": quote}))
+    return draft.model_copy(update={"claims": claims, "answer": answer})
 
 
-def draft_citations(draft: AnswerDraft, labels: Mapping[str, str],
+def draft_citations(draft: AnswerOutput, labels: Mapping[str, str],
                     chunks: Mapping[str, ChunkRecord] | None = None) -> list[DraftCitation]:
     """The draft's claims with chunk labels resolved to chunk ids (copied chunk headers removed
     from quotes, see :func:`strip_header`; missing quotes picked by :func:`complete_draft`).
 
     Args:
-        draft: an ``AnswerOutput`` dict.
+        draft: the validated ``AnswerOutput``.
         labels: ``{label: chunk_id}`` of the chunks shown to the model.
         chunks: ``{chunk_id: chunk}`` of those chunks (None: quotes are taken as written).
 
@@ -153,12 +140,8 @@ def draft_citations(draft: AnswerDraft, labels: Mapping[str, str],
     if chunks is not None:
         draft = complete_draft(draft, labels, chunks)
     return [
-        {
-            "claim": str(item.get("claim", "")),
-            "chunk_id": resolve_label(str(item.get("chunk_id", "")), labels),
-            "quote": strip_header(str(item.get("quote", ""))),
-        }
-        for item in draft.get("claims") or []
+        {"claim": item.claim, "chunk_id": resolve_label(item.chunk_id, labels), "quote": strip_header(item.quote)}
+        for item in draft.claims
     ]
 
 
@@ -244,10 +227,10 @@ def merge_claims(claims: Sequence[ClaimJson]) -> list[ClaimJson]:
 
 
 def evaluate_draft(
-    draft: AnswerDraft,
+    draft: AnswerOutput,
     citations: Sequence[DraftCitation],
     verified: Sequence[QuoteResult],
-    verdicts: Sequence[GroundVerdict],
+    verdicts: Sequence[Verdict],
     *,
     conflicts: Sequence[Any],
     cross_check: bool,
@@ -255,10 +238,11 @@ def evaluate_draft(
     """Check a draft (see the module docstring).
 
     Args:
-        draft: the ``AnswerOutput`` dict.
+        draft: the validated ``AnswerOutput``.
         citations: :func:`draft_citations` of the draft.
         verified: the ``verify_quotes`` tool results, one per citation.
-        verdicts: the grounding review's verdicts (``n`` is 1-based over ``citations``).
+        verdicts: the grounding review's verdicts (``GroundOutput.verdicts``; ``n`` is 1-based
+            over ``citations``).
         conflicts: the verified conflicts of the selection.
         cross_check: require two independent origins per answered claim.
 
@@ -266,8 +250,8 @@ def evaluate_draft(
         The :class:`Evaluation`.
     """
     out = Evaluation()
-    status = draft.get("status")
-    by_n = {int(v.get("n", 0)): v for v in verdicts if isinstance(v, Mapping)}
+    status = draft.status
+    by_n = {v.n: v for v in verdicts}
     groups: dict[str, list[int]] = {}
     for i, citation in enumerate(citations):
         groups.setdefault(normalize_text(citation["claim"]).lower(), []).append(i)
@@ -301,11 +285,11 @@ def evaluate_draft(
                 out.problems.append(f"claim {n}: {'; '.join(support.reasons)}")
                 out.reasons.setdefault(i, []).extend(support.reasons)
             verdict = by_n.get(n)
-            if verdict is None or not verdict.get("supported"):
+            if verdict is None or not verdict.supported:
                 unsupported.add(i)
                 grounded = False
                 bad.append(i)
-                reason = str((verdict or {}).get("reason") or "no supporting verdict")
+                reason = (verdict.reason if verdict else "") or "no supporting verdict"
                 reasons.append(reason)
                 out.problems.append(f"claim {n}: grounding review: not supported ({reason})")
                 out.reasons.setdefault(i, []).append(f"grounding review: {reason}")

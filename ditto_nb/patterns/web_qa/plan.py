@@ -34,12 +34,9 @@ from ditto_nb.patterns.common.ledger import COUNTERS, Ledger, now_iso
 from ditto_nb.patterns.common.records import ChunkRecord, JsonObject, QuoteLocation, ToolCall, WithheldClaim
 from ditto_nb.patterns.common.stage import PatternSpec, ReplayPolicy, Stage
 from ditto_nb.patterns.web_qa.stage_models import (
-    AnswerDraft,
     AnswerJson,
     CitationJson,
     ClaimJson,
-    DraftClaim,
-    GroundReview,
     PlanJson,
     PlanStage,
     ReadJson,
@@ -101,7 +98,7 @@ def _verify_and_ground(run: RunState, g: Any, purpose: str, answer_get: Any, ans
     by_id = {str(c["chunk_id"]): c for c in chunks}
 
     def verify_input(outputs: NodeOutputs) -> ToolCall:
-        cites = draft_citations(answer_get(outputs), labels, by_id)
+        cites = draft_citations(schemas.AnswerOutput.model_validate(answer_get(outputs)), labels, by_id)
         return {"tool": "verify_quotes", "args": {"citations": cites, "chunks": chunks}}
 
     g.node(verify_id, INTERACTION_ACT_TOOL, verify_input, after=answer_done)
@@ -109,10 +106,9 @@ def _verify_and_ground(run: RunState, g: Any, purpose: str, answer_get: Any, ans
     deps = answer_done
 
     def ground_messages(outputs: NodeOutputs) -> list[dict[str, str]]:
-        draft = answer_get(outputs)
+        draft = schemas.AnswerOutput.model_validate(answer_get(outputs))
         return prompts.ground_messages(ground_purpose, question, draft_citations(draft, labels, by_id),
-                                       str(draft.get("answer", "")) if draft.get("status") == "answered" else "",
-                                       chunks)
+                                       draft.answer if draft.status == "answered" else "", chunks)
 
     ground_get = run.add_model_call(g, ground_purpose, ground_messages, schemas.GroundOutput, after=deps)
     return verify_id, ground_get
@@ -154,7 +150,7 @@ def _report_stage(run: RunState, plan: PlanJson, read: ReadJson,
         hop_searched: SearchedJson = run.stages.get("hop-searched") or {"results": []}
         bridges = [str(r.get("query", "")) for r in hop_searched.get("results") or []]
         draft, result = yield from _draft_round(run, "answer", question, chunks, labels, selected,
-                                                conflicts_out, None, [], [])
+                                                conflicts_out, [], [], [])
         claims = result.valid_claims
         draft, decided = _decided(question, draft, claims, compared)
         answer_issues = _answer_issues(question, draft, claims, compared, result, bridges, decided)
@@ -162,21 +158,20 @@ def _report_stage(run: RunState, plan: PlanJson, read: ReadJson,
             # The answer stands on its verified, supported claims: the failed claims are withheld
             # with their reasons, and the repair (two model calls) is not needed.
             withheld = result.rejected
-            answer = {"status": decide_status(str(draft["status"]), len(claims), bool(conflicts_out)),
-                      "text": str(draft.get("answer", "")), "claims": claims,
+            answer = {"status": decide_status(draft.status, len(claims), bool(conflicts_out)),
+                      "text": draft.answer, "claims": claims,
                       "withheld": [{"claim": w["claim"], "quote": w["quote"], "reasons": w["reasons"]}
                                    for w in withheld]}
         elif result.problems or answer_issues:
             repaired = True
-            items = list(draft.get("claims") or [])
-            failed: AnswerDraft = {"claims": [items[i] for i in sorted(set(result.failed))],
-                                   "answer": draft.get("answer", "")}
+            items = draft.claims
+            failed = [items[i] for i in sorted(set(result.failed))]
             kept = [items[i] for i in range(len(items)) if i not in set(result.failed)]
             draft, result = yield from _draft_round(run, "repair", question, chunks, labels, selected,
                                                     conflicts_out, failed, [*result.problems, *answer_issues], kept)
             claims = merge_claims([*claims, *result.valid_claims])
             withheld = result.rejected
-            if result.problems and not claims and draft["status"] != "insufficient-evidence":
+            if result.problems and not claims and draft.status != "insufficient-evidence":
                 # kept in Memory (``withheld``) so show / claims_frame list them after the failure
                 yield from run_step(withheld_graph(run.task, withheld, "UngroundedAnswer"))
                 raise UngroundedAnswer("the answer failed verification after one repair: "
@@ -186,14 +181,14 @@ def _report_stage(run: RunState, plan: PlanJson, read: ReadJson,
             if withheld or answer_issues:
                 # Failed claims are withheld (with their reasons), never published; an answer its
                 # verified quotes do not carry is not published either.
-                hint = "insufficient-evidence" if answer_issues else str(draft["status"])
+                hint = "insufficient-evidence" if answer_issues else draft.status
                 answer = {"status": decide_status(hint, len(claims), bool(conflicts_out)),
-                          "text": str(draft.get("answer", "")), "claims": claims,
+                          "text": draft.answer, "claims": claims,
                           "withheld": [{"claim": w["claim"], "quote": w["quote"], "reasons": w["reasons"]}
                                        for w in withheld]}
         if "status" not in answer:
-            status = decide_status(str(draft["status"]), len(claims), bool(conflicts_out))
-            answer = {"status": status, "text": str(draft.get("answer", "")), "claims": claims}
+            status = decide_status(draft.status, len(claims), bool(conflicts_out))
+            answer = {"status": status, "text": draft.answer, "claims": claims}
         if answer["status"] == "insufficient-evidence":
             # status and text never disagree: no model answer text under insufficient-evidence
             count = len(answer.get("withheld") or [])
@@ -236,30 +231,30 @@ def _report_stage(run: RunState, plan: PlanJson, read: ReadJson,
     return cast(WebQaReportJson, dict(commit.value))
 
 
-def _answer_issues(question: str, draft: AnswerDraft, claims: list[ClaimJson], compared: list[str],
+def _answer_issues(question: str, draft: schemas.AnswerOutput, claims: list[ClaimJson], compared: list[str],
                    result: Evaluation, bridges: list[str], decided: bool) -> list[str]:
     """The answer-level problems of a draft (see :mod:`ditto_nb.patterns.web_qa.answer_checks`)."""
-    return answer_problems(question, str(draft.get("answer", "")), str(draft.get("status", "")), claims, compared,
+    return answer_problems(question, draft.answer, draft.status, claims, compared,
                            fits=result.fits or decided, fits_reason=result.fits_reason, bridges=bridges,
                            decided=decided)
 
 
-def _decided(question: str, draft: AnswerDraft, claims: list[ClaimJson],
-             compared: list[str]) -> tuple[AnswerDraft, bool]:
+def _decided(question: str, draft: schemas.AnswerOutput, claims: list[ClaimJson],
+             compared: list[str]) -> tuple[schemas.AnswerOutput, bool]:
     """The draft with the answer code decides a comparison for (:mod:`.comparison`: the side of an
     ordering comparison, yes/no of a nationality one), and whether code decided; the model's
     answer stands when its verified claims decide nothing."""
     winner = decide_order(question, compared, claims) or decide_nationality(question, compared, claims)
     if winner is None:
         return draft, False
-    out = cast(AnswerDraft, {**draft, "answer": winner, "status": "answered"})
-    return out, True
+    return draft.model_copy(update={"answer": winner, "status": "answered"}), True
 
 
 def _draft_round(run: RunState, purpose: str, question: str, chunks: list[ChunkRecord], labels: Mapping[str, str],
-                 selected: SelectedJson, conflicts: list[ReportConflict], previous: AnswerDraft | None,
-                 problems: list[str], kept: list[DraftClaim]) -> Step[tuple[AnswerDraft, Evaluation]]:
-    """One draft (``answer`` or ``repair``) with its quote verification and grounding review."""
+                 selected: SelectedJson, conflicts: list[ReportConflict], failed: list[schemas.ClaimItem],
+                 problems: list[str], kept: list[schemas.ClaimItem]) -> Step[tuple[schemas.AnswerOutput, Evaluation]]:
+    """One draft (``answer``, or ``repair`` of the ``failed`` claims keeping ``kept``) with its quote
+    verification and grounding review; returns the completed draft and its :class:`Evaluation`."""
     req = run.request
     shown_conflicts: list[ShownConflict] = [
         {"topic": c["topic"], "sides": [{"quote": s["quote"]} for s in c["sides"]]} for c in conflicts
@@ -268,21 +263,20 @@ def _draft_round(run: RunState, purpose: str, question: str, chunks: list[ChunkR
         messages = prompts.answer_messages(question, chunks, selected["missing"], req.cross_check, shown_conflicts,
                                            comparison_entities(question))
     else:
-        assert previous is not None
-        messages = prompts.repair_messages(question, chunks, previous, problems, req.cross_check, kept)
+        messages = prompts.repair_messages(question, chunks, failed, problems, req.cross_check, kept)
     schema = schemas.AnswerOutput if conflicts else schemas.PlainAnswerOutput
     g = graph("report" if purpose == "answer" else "repair")
     answer_get = run.add_model_call(g, purpose, messages, schema)
     answer_done = run.model_node(purpose)
     verify_id, ground_get = _verify_and_ground(run, g, purpose, answer_get, answer_done, labels, chunks, question)
     outputs = yield from run_step(g)
-    draft = cast(AnswerDraft, schemas.AnswerOutput.model_validate(answer_get(outputs)).model_dump(mode="json"))
-    draft = complete_draft(draft, labels, {str(c["chunk_id"]): c for c in chunks})
+    draft = complete_draft(schemas.AnswerOutput.model_validate(answer_get(outputs)), labels,
+                           {str(c["chunk_id"]): c for c in chunks})
     cites = draft_citations(draft, labels)
-    review = cast(GroundReview, schemas.GroundOutput.model_validate(ground_get(outputs)).model_dump(mode="json"))
-    result = evaluate_draft(draft, cites, outputs[verify_id], review["verdicts"], conflicts=conflicts,
+    review = schemas.GroundOutput.model_validate(ground_get(outputs))
+    result = evaluate_draft(draft, cites, outputs[verify_id], review.verdicts, conflicts=conflicts,
                             cross_check=req.cross_check)
-    result.fits = bool(review.get("fits", True))
+    result.fits = review.fits
     return draft, result
 
 

@@ -17,7 +17,8 @@ from collections.abc import Mapping, Sequence
 
 from ditto_nb.evidence.rank import focused_excerpt
 from ditto_nb.patterns.common.records import ChunkRecord
-from ditto_nb.patterns.web_qa.stage_models import AnswerDraft, DraftCitation, DraftClaim, ShownConflict
+from ditto_nb.patterns.web_qa.schemas import ClaimItem
+from ditto_nb.patterns.web_qa.stage_models import DraftCitation, ShownConflict
 
 MAX_CHUNK_CHARS = 360
 """Characters of one chunk shown to the model (a sentence-bounded excerpt, see
@@ -267,18 +268,17 @@ def ground_messages(
 def repair_messages(
     question: str,
     chunks: Sequence[ChunkRecord],
-    draft: AnswerDraft,
+    failed: Sequence[ClaimItem],
     problems: Sequence[str],
     cross_check: bool,
-    kept: Sequence[DraftClaim] = (),
+    kept: Sequence[ClaimItem] = (),
 ) -> list[dict[str, str]]:
     """Messages of ``Task: repair``: replace only the failed claims, once (shared report prefix).
 
     Args:
         question: the normalized question.
         chunks: the selected chunks in label order.
-        draft: the failed claims (``{"claims": [...]}`` as the model wrote them) and the draft's
-            ``answer``.
+        failed: the draft's claims that failed (``chunk_id``, ``claim``, ``quote``).
         problems: what failed verification or grounding.
         cross_check: whether claims need two sites.
         kept: claims that passed and stay (shown so the answer can use them; not to repeat).
@@ -287,16 +287,13 @@ def repair_messages(
         Chat messages.
     """
     extra = " Every claim needs chunks from two different sites, or drop it." if cross_check else ""
-    failed = "\n".join(
-        f"- {c.get('claim', '')} (quote: \"{c.get('quote', '')}\" from {c.get('chunk_id', '')})"
-        for c in draft.get("claims") or []
-    )
-    kept_lines = "\n".join(f"- {c.get('claim', '')}" for c in kept) or "(none)"
+    failed_lines = "\n".join(f"- {c.claim} (quote: \"{c.quote}\" from {c.chunk_id})" for c in failed)
+    kept_lines = "\n".join(f"- {c.claim}" for c in kept) or "(none)"
     task = (
         "Some claims of a draft failed the checks. Do not repeat a failed claim: write a new claim "
         "that its chunk really states, or leave it out. Kept claims stay as they are. If the chunks "
         f"do not answer the question, use status insufficient-evidence. {_CLAIM_RULES}{extra}\n"
-        f"Kept claims:\n{kept_lines}\nFailed claims:\n{failed or '(none)'}\nProblems:\n- " + "\n- ".join(problems)
+        f"Kept claims:\n{kept_lines}\nFailed claims:\n{failed_lines or '(none)'}\nProblems:\n- " + "\n- ".join(problems)
     )
     return _report_messages("repair", question, chunks, task)
 

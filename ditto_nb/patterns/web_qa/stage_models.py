@@ -147,38 +147,6 @@ class HopResult(TypedDict):
     read: ReadJson
 
 
-class DraftClaim(TypedDict, total=False):
-    """A drafted claim (a ``ClaimItem`` dump): chunk label, quote and claim text."""
-
-    chunk_id: str
-    quote: str
-    claim: str
-
-
-class AnswerDraft(TypedDict, total=False):
-    """An answer or repair draft (an ``AnswerOutput`` dump; what the repair call is shown of the
-    failed draft has ``claims`` and ``answer`` only)."""
-
-    claims: list[DraftClaim]
-    answer: str
-    status: str
-
-
-class GroundVerdict(TypedDict, total=False):
-    """The grounding review's verdict on claim ``n`` (1-based)."""
-
-    n: int
-    reason: str
-    supported: bool
-
-
-class GroundReview(TypedDict, total=False):
-    """A ``GroundOutput`` dump."""
-
-    verdicts: list[GroundVerdict]
-    fits: bool
-
-
 class ShownSide(TypedDict):
     """A conflict side as shown to the answer call: its quote only."""
 
@@ -304,16 +272,12 @@ WebQaStages = TypedDict(
 
 
 __all__ = [
-    "AnswerDraft",
     "AnswerJson",
     "CitationJson",
     "ClaimJson",
     "ClaimVerification",
     "ConflictQuote",
     "DraftCitation",
-    "DraftClaim",
-    "GroundReview",
-    "GroundVerdict",
     "HopPlan",
     "HopResult",
     "PlanJson",

@@ -13,7 +13,7 @@ from ditto_nb.patterns.common import SearchSetup
 from ditto_nb.patterns.web_qa.answer_checks import answer_problems, described_bridge
 from ditto_nb.patterns.web_qa.candidates import compared_sides
 from ditto_nb.patterns.web_qa.evaluate import complete_draft, decide_status, strip_header
-from ditto_nb.patterns.web_qa.schemas import CLAIM_CHARS
+from ditto_nb.patterns.web_qa.schemas import CLAIM_CHARS, AnswerOutput
 from ditto_nb.patterns.web_qa.plan import INSUFFICIENT_TEXT
 from ditto_nb.patterns.common.retrieval import clarification_needed
 from ditto_nb.patterns.web_qa.candidates import MAX_CANDIDATES
@@ -222,10 +222,11 @@ def test_a_claim_cut_by_the_grammar_cap_loses_its_partial_word_before_the_checks
     claim = ("The 122nd Infantry Regiment is an infantry regiment of the United States Army. "
              "It is a component of the Georgia Army National Guard")[:CLAIM_CHARS]
     assert claim.endswith(" Nat")
-    done = complete_draft({"answer": "1857", "claims": [{"chunk_id": "C1", "claim": claim}], "status": "answered"},
-                          {"C1": "r1"}, {"r1": chunk})
-    assert done["claims"][0]["claim"] == claim[: -len(" Nat")] + " …"
-    assert done["claims"][0]["quote"] == text and done["answer"] == "1857"
+    draft = AnswerOutput.model_validate({"answer": "1857", "claims": [{"chunk_id": "C1", "claim": claim}],
+                                         "status": "answered"})
+    done = complete_draft(draft, {"C1": "r1"}, {"r1": chunk})
+    assert done.claims[0].claim == claim[: -len(" Nat")] + " …"
+    assert done.claims[0].quote == text and done.answer == "1857"
 
 
 def test_an_answer_no_claim_states_is_a_problem() -> None:
