@@ -247,7 +247,8 @@ def _decided(question: str, draft: schemas.AnswerOutput, claims: list[ClaimJson]
     winner = decide_order(question, compared, claims) or decide_nationality(question, compared, claims)
     if winner is None:
         return draft, False
-    return draft.model_copy(update={"answer": winner, "status": "answered"}), True
+    text = winner.capitalize() if winner in ("yes", "no") else winner
+    return draft.model_copy(update={"answer": text, "status": "answered"}), True
 
 
 def _draft_round(run: RunState, purpose: str, question: str, chunks: list[ChunkRecord], labels: Mapping[str, str],
