@@ -36,3 +36,21 @@ def test_a_swapped_label_is_quoted_from_the_source_that_names_the_claim() -> Non
     assert best_source("Janet Waldo was an American actress.", "C1", sources) == "C1"
     assert best_source("She was an actress.", "C1", sources) == "C1"  # no names: the cited source stays
     assert best_source("Shirley Temple was an actress.", "C9", sources) == "C9"  # unknown ids are left to fail
+
+
+def test_a_statement_is_quoted_from_the_source_that_states_its_number() -> None:
+    """The cited source names the statement's names but not its number; another shown source has
+    the number: the quote comes from that one (a number missing from its quote fails support)."""
+    from ditto_nb.evidence.quote_pick import best_source, quote_for
+
+    sources = {
+        "E1": ("Lewiston Maineiacs", "The Lewiston Maineiacs were a junior ice hockey team based in Lewiston, Maine."),
+        "E2": ("Androscoggin Bank Colisée", "The Androscoggin Bank Colisée is a 4,000 capacity (3,677 seated) "
+                                            "multi-purpose arena in Lewiston, Maine."),
+    }
+    statement = "The Lewiston Maineiacs arena can seat 4,000 people."
+    assert best_source(statement, "E1", sources) == "E2"
+    source, quote = quote_for(statement, "E1", sources)
+    assert source == "E2" and "4,000 capacity" in quote
+    # without a number, names decide as before: the cited source names both
+    assert best_source("The Lewiston Maineiacs were based in Maine.", "E1", sources) == "E1"
