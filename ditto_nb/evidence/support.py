@@ -190,5 +190,57 @@ def answer_in_quotes(answer: str, quotes: Sequence[str], *, min_coverage: float 
                         absent=result.absent, coverage=result.coverage)
 
 
-__all__ = ["META_WORDS", "MIN_COVERAGE", "NOT_NAMES", "STEM_CHARS", "SupportCheck", "answer_in_quotes", "check_support",
+_PARENTHETICAL = re.compile(r"\s*\([^()]*\)")
+_EXCERPT_WORD = re.compile(r"[^\W_][\w'’-]*")
+MIN_EXCERPT_WORDS = 4
+_PRONOUNS = frozenset("he she it they his her its their this these those there".split())
+"""Fewest words of a claim that :func:`verbatim_excerpt` treats as an excerpt."""
+
+
+def verbatim_excerpt(statement: str, quote: str) -> bool:
+    """Whether ``statement`` is a word-for-word excerpt of ``quote`` (so the quote states it).
+
+    The statement's words (case-insensitive; a trailing " …" of a cut dropped, its last word may
+    be a prefix: a cut "box-" of "box-office") must be consecutive words of the quote with its
+    parentheticals removed, skipping at most one capitalized quote word (a name part: "Shirley
+    Temple was …" of "Shirley Temple Black (April 23, 1928 – …) was …"). No other word may be left
+    out, so nothing that changes the meaning ("not", "born in France and moved to") can be
+    skipped; the excerpt starts at a capitalized quote word that is not a pronoun (a sentence or
+    a name, not "was born in Paris" of "His father was born in Paris"). At least
+    :data:`MIN_EXCERPT_WORDS` words.
+
+    Args:
+        statement: a claim or finding.
+        quote: its verified quote.
+
+    Returns:
+        True for an excerpt; a model reviewer's "not supported" cannot stand against it.
+    """
+    claim = [w.lower() for w in _EXCERPT_WORD.findall(normalize_text(statement).rstrip(" …."))]
+    words = _EXCERPT_WORD.findall(_PARENTHETICAL.sub("", normalize_text(quote)))
+    if len(claim) < MIN_EXCERPT_WORDS:
+        return False
+    lowered = [w.lower() for w in words]
+
+    def same(j: int, k: int) -> bool:
+        last = j == len(claim) - 1
+        return lowered[k] == claim[j] or (last and lowered[k].startswith(claim[j]))
+
+    for start in range(len(words)):
+        if not words[start][:1].isupper() or lowered[start] in _PRONOUNS:
+            continue  # an excerpt starts a sentence or a name, never mid-clause ("was born in …" of "His father …")
+        j, k, skipped = 0, start, False
+        while j < len(claim) and k < len(words):
+            if same(j, k):
+                j, k = j + 1, k + 1
+            elif j > 0 and not skipped and words[k][:1].isupper() and k + 1 < len(words) and same(j, k + 1):
+                skipped, k = True, k + 1
+            else:
+                break
+        if j == len(claim):
+            return True
+    return False
+
+
+__all__ = ["META_WORDS", "MIN_COVERAGE", "NOT_NAMES", "STEM_CHARS", "SupportCheck", "answer_in_quotes", "check_support", "verbatim_excerpt",
            "sentence_of"]

@@ -54,3 +54,19 @@ def test_a_statement_is_quoted_from_the_source_that_states_its_number() -> None:
     assert source == "E2" and "4,000 capacity" in quote
     # without a number, names decide as before: the cited source names both
     assert best_source("The Lewiston Maineiacs were based in Maine.", "E1", sources) == "E1"
+
+
+def test_a_verbatim_excerpt_is_recognised_and_nothing_meaningful_may_be_skipped() -> None:
+    from ditto_nb.evidence.support import verbatim_excerpt
+
+    temple = ("Shirley Temple Black (April 23, 1928 – February 10, 2014) was an American actress, singer, dancer, "
+              "businesswoman, and diplomat who was Hollywood's number one box-office draw.")
+    assert verbatim_excerpt("Shirley Temple was an American actress, singer, dancer", temple)  # name part + parenthetical
+    assert verbatim_excerpt("Shirley Temple was an American actress, singer, dancer, businesswoman, and diplomat "
+                            "who was Hollywood's number one box- …", temple)  # a cut last word
+    assert not verbatim_excerpt("Shirley Temple was an actress", temple)  # "American" skipped
+    assert not verbatim_excerpt("X was born in Italy", "X was born in France and moved to Italy.")
+    assert not verbatim_excerpt("X was an American", "X was not an American.")
+    assert not verbatim_excerpt("was born in Paris", "His father was born in Paris.")  # mid-clause start
+    assert not verbatim_excerpt("He was born in Paris", "He was born in Paris.")  # a pronoun subject
+    assert not verbatim_excerpt("Temple was American", temple)  # too short

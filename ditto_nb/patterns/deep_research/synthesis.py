@@ -26,7 +26,7 @@ from pydantic import BaseModel
 from typing_extensions import TypedDict
 
 from ditto_nb.evidence.quote_pick import quote_for
-from ditto_nb.evidence.support import check_support
+from ditto_nb.evidence.support import check_support, verbatim_excerpt
 from ditto_nb.patterns.common.ledger import Plan
 from ditto_nb.patterns.common.records import EvidenceItem, FailureItem, JsonObject, OmittedItem, PromptEvidence
 from ditto_nb.patterns.common.report_records import (
@@ -87,7 +87,8 @@ def _withheld(c: ConclusionItem | WithheldFinding, reasons: list[str]) -> Withhe
 def apply_verdicts(
     conclusions: Sequence[ConclusionItem], verdict: ReviewDump
 ) -> tuple[list[ConclusionItem], list[WithheldFinding]]:
-    """Enforce the review's per-finding verdicts: ``not stated`` rejects the finding.
+    """Enforce the review's per-finding verdicts: ``not stated`` rejects the finding, unless the
+    statement is a word-for-word excerpt of its quote (:func:`ditto_nb.evidence.support.verbatim_excerpt`).
 
     Args:
         conclusions: the findings the review saw, in the order shown (finding ``n`` = position n).
@@ -101,7 +102,7 @@ def apply_verdicts(
     kept: list[ConclusionItem] = []
     rejected: list[WithheldFinding] = []
     for n, c in enumerate(conclusions, start=1):
-        if n in refused:
+        if n in refused and not verbatim_excerpt(c["statement"], c["quote"]):
             reason = "the review found the quote does not state this" + (f" ({refused[n]})" if refused[n] else "")
             rejected.append(_withheld(c, [reason]))
         else:
@@ -286,6 +287,7 @@ def synthesize(ask: Ask, request: ResearchRequest, plan: PlanDump, evidence: lis
                 reason = "the review failed the repaired report: " + "; ".join(done["verdict"]["problems"])
                 vouched = {int(v.get("n", 0)) for v in done["verdict"].get("verdicts", [])
                            if v.get("verdict") == "supported"}
+                vouched |= {n for n, c in enumerate(done["kept"], 1) if verbatim_excerpt(c["statement"], c["quote"])}
                 done["rejected"] = done["rejected"] + [_withheld(c, [reason]) for n, c in enumerate(done["kept"], 1)
                                                        if n not in vouched]
                 done["kept"] = [c for n, c in enumerate(done["kept"], 1) if n in vouched]

@@ -4,7 +4,10 @@ A citation (claim + quote) passes when its quote verified as exact text of a sel
 (against the full stored paragraph), the claim passes the lexical support check
 (:func:`ditto_nb.evidence.support.check_support`: its numbers, dates and names appear in the quote
 or the quote's sentence/page title, and most of its words do) and the grounding review supports
-the claim from that quote;
+the claim from that quote — or the claim is a word-for-word excerpt of it
+(:func:`ditto_nb.evidence.support.verbatim_excerpt`), which the quote states by construction (the
+1.5B reviewer refused "Shirley Temple was an American actress …" quoted with "Shirley Temple Black
+(…) was an American actress …", with the reason "the quote explicitly states …");
 with ``cross_check`` (any status but ``insufficient-evidence``) a claim's passing citations must
 also come from two independent origins. A draft is valid when every citation passes; otherwise
 only the failed citations go to the one repair and the passing ones stay.
@@ -24,7 +27,7 @@ from typing import Any, cast
 
 from ditto_nb.evidence import Chunk, QuoteCheck, QuoteLocation, crosscheck
 from ditto_nb.evidence.quote_pick import quote_for
-from ditto_nb.evidence.support import check_support
+from ditto_nb.evidence.support import check_support, verbatim_excerpt
 from ditto_nb.patterns.common.records import QuoteLocation as LocationJson
 from ditto_nb.patterns.common.records import ChunkRecord, QuoteResult, WithheldClaim
 from ditto_nb.patterns.web_qa.prompts import resolve_label
@@ -285,7 +288,8 @@ def evaluate_draft(
                 out.problems.append(f"claim {n}: {'; '.join(support.reasons)}")
                 out.reasons.setdefault(i, []).extend(support.reasons)
             verdict = by_n.get(n)
-            if verdict is None or not verdict.supported:
+            excerpt = check["ok"] and i not in unsupported and verbatim_excerpt(citations[i]["claim"], check["quote"])
+            if (verdict is None or not verdict.supported) and not excerpt:
                 unsupported.add(i)
                 grounded = False
                 bad.append(i)

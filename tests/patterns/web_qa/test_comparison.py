@@ -159,3 +159,31 @@ def test_both_needs_the_nationality_word_right_after_it_and_the_noun_stated() ->
     assert decide_nationality(question, sides, [winner, sf9]) is None  # "band": the noun is not stated
     # "both directors of American films" asks no nationality
     assert decide_nationality("Are Winner and SF9 both directors of American films?", sides, [winner, sf9_group]) is None
+
+
+async def test_a_claim_copied_from_its_quote_stands_against_a_refusing_review(
+    tmp_path: Path, sandbox_factory: Any, config: Any, scripted_model: Any
+) -> None:
+    """The grounding review refuses both claims; the one that is a word-for-word excerpt of its
+    quote is published, the paraphrase is withheld (issue 13: the 1.5B reviewer refused "Shirley
+    Temple was an American actress …" with the reason "the quote explicitly states …")."""
+    wiki: SandboxWeb = sandbox_factory([
+        {"url": wiki_url("Mara Quell"), "title": "Mara Quell", "paragraphs": [OLDER]},
+        {"url": wiki_url("Tor Vennick"), "title": "Tor Vennick", "paragraphs": [YOUNGER]},
+    ])
+
+    def answer(chunks: list[tuple[str, str, str]]) -> dict[str, Any]:
+        label = {text.split(" (")[0]: lbl for lbl, _origin, text in chunks}
+        return {"status": "answered", "answer": "Danish", "claims": [
+            {"chunk_id": label["Mara Quell"], "quote": OLDER, "claim": "Mara Quell is a Danish architect."},
+            {"chunk_id": label["Mara Quell"], "quote": OLDER, "claim": "Mara Quell was a Danish architect."}]}
+
+    refuse = lambda n: {"verdicts": [{"n": i, "supported": False, "reason": "the quote states it"}  # noqa: E731
+                                     for i in range(1, n + 1)]}
+    script = Script(queries=["Mara Quell"], answer=answer, repair=answer, ground=refuse)
+    scripted_model.responder = script
+    request = make_request(wiki, question="What nationality is the architect Mara Quell?", max_queries=1, max_pages=2)
+    search = SearchSetup.from_sandbox(wiki, policy_overrides={"retries": 0})
+    report = await run_once(tmp_path / "t", request, config, search, scripted_model)
+    assert [c.claim for c in report.answer.claims] == ["Mara Quell is a Danish architect."]
+    assert report.answer.status == "answered" and report.answer.text == "Danish"
