@@ -54,7 +54,7 @@ _CUES: tuple[tuple[Order, re.Pattern[str]], ...] = (
                         r"greater|greatest|heavier)\b")),
     ("fewer", re.compile(r"\b(fewer|fewest|less|least|smaller|smallest|shorter|shortest|lower|lowest|lighter)\b")),
 )
-_YEAR = re.compile(r"(?<![\d,.])(1\d{3}|20\d{2})(?![\d,])")
+YEAR = re.compile(r"(?<![\d,.])(1\d{3}|20\d{2})(?![\d,])")
 _NATIONS = {"english": "british", "scottish": "british", "welsh": "british", "northern irish": "british",
             "korean": "south korean", "argentine": "argentinean", "icelandic": "icelander", "slovenian": "slovene"}
 """Nationality words countryinfo lacks, mapped to the one they are compared as."""
@@ -80,7 +80,7 @@ def order_of(question: str) -> Order | None:
     return None
 
 
-def _about(claim: ClaimJson, side: str, other: str) -> bool:
+def about(claim: ClaimJson, side: str, other: str) -> bool:
     """Whether ``claim`` is about ``side``: a citation from its page, or its text names it, not ``other``."""
     titles = [title_key(str(c.get("title", ""))) for c in claim.get("citations") or []]
     if any(t and (t == title_key(side) or (names_entity(t, side) and not names_entity(t, other))) for t in titles):
@@ -89,12 +89,12 @@ def _about(claim: ClaimJson, side: str, other: str) -> bool:
     return names_entity(text, side) and not names_entity(text, other)
 
 
-def _numbers(text: str) -> list[float]:
+def numbers(text: str) -> list[float]:
     """Numbers of ``text`` that are not years (``9,071`` → 9071.0)."""
     out = []
     for match in _NUMBER.finditer(text):
         token = match.group(0)
-        if "," not in token and _YEAR.fullmatch(token):
+        if "," not in token and YEAR.fullmatch(token):
             continue
         out.append(float(token.replace(",", "")))
     return out
@@ -113,19 +113,19 @@ def side_value(order: Order, side: str, other: str, claims: Sequence[ClaimJson])
         A year (``earlier``/``later``) or a number (``more``/``fewer``); None when the claims
         about ``side`` state none or disagree.
     """
-    about = [c for c in claims if _about(c, side, other)]
+    about_side = [c for c in claims if about(c, side, other)]
     values: set[float] = set()
-    for claim in about:
+    for claim in about_side:
         text = normalize_text(str(claim.get("claim", "")))
         if order in ("earlier", "later"):
-            found = _YEAR.search(text)
+            found = YEAR.search(text)
             if found is None:
                 quotes = [normalize_text(str(c.get("quote", ""))) for c in claim.get("citations") or []]
-                found = next((m for m in (_YEAR.search(q) for q in quotes) if m), None)
+                found = next((m for m in (YEAR.search(q) for q in quotes) if m), None)
             if found is not None:
                 values.add(float(found.group(1)))
         else:
-            values.update(_numbers(text))
+            values.update(numbers(text))
     return values.pop() if len(values) == 1 else None
 
 
@@ -153,7 +153,7 @@ def decide_order(question: str, compared: Sequence[str], claims: Sequence[ClaimJ
 
 
 @functools.cache
-def _demonym_pattern() -> re.Pattern[str]:
+def demonym_pattern() -> re.Pattern[str]:
     """``is a/was an [≤2 lower-case words] <Demonym>``, demonyms from countryinfo plus :data:`_NATIONS`."""
     names = {part.strip() for info in CountryInfo.all().values() for part in
              re.split(r"[,/]", str(info.get("demonym") or "")) if part.strip()}
@@ -179,10 +179,10 @@ def nationality(side: str, other: str, claims: Sequence[ClaimJson]) -> str | Non
         The word as written; None when no claim about ``side`` states one or they disagree.
     """
     found: set[str] = set()
-    for claim in (c for c in claims if _about(c, side, other)):
+    for claim in (c for c in claims if about(c, side, other)):
         texts = [str(claim.get("claim", ""))] + [str(c.get("quote", "")) for c in claim.get("citations") or []]
         for text in texts:
-            match = _demonym_pattern().search(normalize_text(text))
+            match = demonym_pattern().search(normalize_text(text))
             if match is not None:
                 found.add(match.group(1))
                 break
@@ -209,7 +209,7 @@ def decide_nationality(question: str, compared: Sequence[str], claims: Sequence[
     if not re.search(r"\bsame (nationality|country)\b", text, re.I):
         both = re.search(r"\bboth\s+([^?]+)", text)
         prefix = "is a "
-        asked_match = _demonym_pattern().match(f"{prefix}{both.group(1)}") if both else None
+        asked_match = demonym_pattern().match(f"{prefix}{both.group(1)}") if both else None
         if both is None or asked_match is None or asked_match.start(1) != len(prefix):
             return None  # "both" not directly followed by a nationality word
         asked = asked_match.group(1)
@@ -226,10 +226,11 @@ def decide_nationality(question: str, compared: Sequence[str], claims: Sequence[
     # "both South Korean boy groups": yes only when each side's claims also state the noun
     for side, other in ((first, second), (second, first)):
         said = " ".join(str(c.get("claim", "")) + " " + " ".join(str(q.get("quote", "")) for q in c.get("citations") or [])
-                        for c in claims if _about(c, side, other)).lower()
+                        for c in claims if about(c, side, other)).lower()
         if not all(noun[:5] in said for noun in nouns):
             return None
     return "yes"
 
 
-__all__ = ["Order", "decide_nationality", "decide_order", "nationality", "order_of", "side_value"]
+__all__ = ["YEAR", "Order", "about", "decide_nationality", "decide_order", "demonym_pattern", "nationality",
+           "numbers", "order_of", "side_value"]

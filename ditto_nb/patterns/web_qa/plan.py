@@ -53,6 +53,7 @@ from ditto_nb.patterns.web_qa.stage_models import (
 from ditto_nb.patterns.web_qa import prompts, schemas
 from ditto_nb.patterns.common.retrieval import comparison_entities
 from ditto_nb.patterns.web_qa.comparison import decide_nationality, decide_order
+from ditto_nb.patterns.web_qa.sides import side_claims
 from ditto_nb.patterns.web_qa.answer_checks import answer_problems
 from ditto_nb.patterns.web_qa.hop import hop_stages, merge_hop, plan_hop
 from ditto_nb.patterns.web_qa.evaluate import (
@@ -152,7 +153,7 @@ def _report_stage(run: RunState, plan: PlanJson, read: ReadJson,
         draft, result = yield from _draft_round(run, "answer", question, chunks, labels, selected,
                                                 conflicts_out, [], [], [])
         claims = result.valid_claims
-        draft, decided = _decided(question, draft, claims, compared)
+        draft, claims, decided = _decided(question, draft, claims, compared, chunks)
         answer_issues = _answer_issues(question, draft, claims, compared, result, bridges, decided)
         if result.problems and not answer_issues and claims:
             # The answer stands on its verified, supported claims: the failed claims are withheld
@@ -176,7 +177,7 @@ def _report_stage(run: RunState, plan: PlanJson, read: ReadJson,
                 yield from run_step(withheld_graph(run.task, withheld, "UngroundedAnswer"))
                 raise UngroundedAnswer("the answer failed verification after one repair: "
                                        + "; ".join(result.problems))
-            draft, decided = _decided(question, draft, claims, compared)
+            draft, claims, decided = _decided(question, draft, claims, compared, chunks)
             answer_issues = _answer_issues(question, draft, claims, compared, result, bridges, decided)
             if withheld or answer_issues:
                 # Failed claims are withheld (with their reasons), never published; an answer its
@@ -239,16 +240,18 @@ def _answer_issues(question: str, draft: schemas.AnswerOutput, claims: list[Clai
                            decided=decided)
 
 
-def _decided(question: str, draft: schemas.AnswerOutput, claims: list[ClaimJson],
-             compared: list[str]) -> tuple[schemas.AnswerOutput, bool]:
+def _decided(question: str, draft: schemas.AnswerOutput, claims: list[ClaimJson], compared: list[str],
+             chunks: list[ChunkRecord]) -> tuple[schemas.AnswerOutput, list[ClaimJson], bool]:
     """The draft with the answer code decides a comparison for (:mod:`.comparison`: the side of an
-    ordering comparison, yes/no of a nationality one), and whether code decided; the model's
-    answer stands when its verified claims decide nothing."""
-    winner = decide_order(question, compared, claims) or decide_nationality(question, compared, claims)
+    ordering comparison, yes/no of a nationality one), its claims (with the deciding sentence of a
+    side the draft left without one, :mod:`.sides`) and whether code decided; the model's answer
+    and claims stand when the verified claims decide nothing."""
+    every = [*claims, *side_claims(question, compared, claims, chunks)]
+    winner = decide_order(question, compared, every) or decide_nationality(question, compared, every)
     if winner is None:
-        return draft, False
+        return draft, claims, False
     text = winner.capitalize() if winner in ("yes", "no") else winner
-    return draft.model_copy(update={"answer": text, "status": "answered"}), True
+    return draft.model_copy(update={"answer": text, "status": "answered"}), every, True
 
 
 def _draft_round(run: RunState, purpose: str, question: str, chunks: list[ChunkRecord], labels: Mapping[str, str],

@@ -187,3 +187,44 @@ async def test_a_claim_copied_from_its_quote_stands_against_a_refusing_review(
     report = await run_once(tmp_path / "t", request, config, search, scripted_model)
     assert [c.claim for c in report.answer.claims] == ["Mara Quell is a Danish architect."]
     assert report.answer.status == "answered" and report.answer.text == "Danish"
+
+
+async def test_a_side_left_without_a_claim_gets_its_pages_deciding_sentence(
+    tmp_path: Path, sandbox_factory: Any, config: Any, scripted_model: Any
+) -> None:
+    """The draft claims the younger architect's birth year only; code adds the other side's
+    sentence from its page (verbatim, verified) and decides, with no repair."""
+    wiki: SandboxWeb = sandbox_factory([
+        {"url": wiki_url("Mara Quell"), "title": "Mara Quell", "paragraphs": [OLDER]},
+        {"url": wiki_url("Tor Vennick"), "title": "Tor Vennick", "paragraphs": [YOUNGER]},
+    ])
+
+    def answer(chunks: list[tuple[str, str, str]]) -> dict[str, Any]:
+        label = {text.split(" (")[0]: lbl for lbl, _origin, text in chunks}
+        return {"status": "answered", "answer": "Tor Vennick", "claims": [
+            {"chunk_id": label["Tor Vennick"], "quote": YOUNGER, "claim": "Tor Vennick was born on 4 June 1945."}]}
+
+    script = Script(queries=["Mara Quell", "Tor Vennick"], answer=answer)
+    scripted_model.responder = script
+    request = make_request(wiki, question="Who was born first, Mara Quell or Tor Vennick?", max_queries=2, max_pages=4)
+    search = SearchSetup.from_sandbox(wiki, policy_overrides={"retries": 0})
+    report = await run_once(tmp_path / "t", request, config, search, scripted_model)
+    assert report.answer.status == "answered" and report.answer.text == "Mara Quell"
+    assert "repair" not in script.seen
+    added = [c for c in report.answer.claims if c.citations[0].title == "Mara Quell"]
+    assert len(added) == 1 and added[0].claim == OLDER == added[0].citations[0].quote
+    assert "added by code" in added[0].verification.grounding_reason
+
+
+def test_side_claims_only_for_a_comparison_code_decides() -> None:
+    from ditto_nb.patterns.web_qa.sides import side_claims
+
+    record: Any = {"chunk_id": "c1", "url": wiki_url("Mara Quell"), "final_url": wiki_url("Mara Quell"),
+                   "origin": "https://wiki.test", "title": "Mara Quell", "fetched_at": "2026-12-02T00:00:00Z",
+                   "sha256": "0" * 64, "paragraph_index": 0, "text": OLDER}
+    younger: Any = claim("Tor Vennick was born in 1945.", YOUNGER, "Tor Vennick")
+    sides = ["Mara Quell", "Tor Vennick"]
+    added = side_claims("Who was born first, Mara Quell or Tor Vennick?", sides, [younger], [record])
+    assert [c["claim"] for c in added] == [OLDER]
+    assert side_claims("Who designed the Blue Museum, Mara Quell or Tor Vennick?", sides, [younger], [record]) == []
+    assert side_claims("Who was born first, Mara Quell or Tor Vennick?", [], [younger], [record]) == []

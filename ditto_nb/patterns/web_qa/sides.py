@@ -1,0 +1,103 @@
+"""A compared side the draft left without a claim gets its page's deciding sentence (code).
+
+The 1.5B model often writes a claim for one side of a comparison only ("The Robins Center is a
+7,201-seat … arena" and nothing on Case Gym, whose page was shown to it; measured on a real wiki,
+issue 13), and the answer then cannot be decided or published. For a comparison code can decide
+(:mod:`ditto_nb.patterns.web_qa.comparison`: an order, or nationality), a side without a claim
+about it gets one claim made by code: the first sentence of that side's shown chunk (its page:
+title, else a chunk naming it and not the other side) that states a value of the asked kind — a
+year (``earlier``/``later``), a number (``more``/``fewer``) or a nationality word. The claim's text
+*is* its quote (a verbatim excerpt, verified as exact text of the chunk like any quote), so it
+states nothing its quote does not; its verification says it was added by code.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import cast
+
+from ditto_nb.evidence import Chunk, verify_quote
+from ditto_nb.patterns.common.records import ChunkRecord, QuoteLocation, QuoteResult
+from ditto_nb.patterns.common.retrieval import names_entity, title_key
+from ditto_nb.patterns.web_qa.comparison import YEAR, about, demonym_pattern, numbers, order_of
+from ditto_nb.patterns.web_qa.evaluate import citation_json
+from ditto_nb.patterns.web_qa.stage_models import ClaimJson
+from ditto_nb.text import normalize_text, split_sentences
+
+
+def _asked(question: str) -> str | None:
+    """``year``, ``number`` or ``nationality``: the value kind a comparison is decided by."""
+    order = order_of(question)
+    if order in ("earlier", "later"):
+        return "year"
+    if order in ("more", "fewer"):
+        return "number"
+    text = normalize_text(question)
+    if re.search(r"\bsame (nationality|country)\b", text, re.I) or re.search(r"\bboth\b", text, re.I):
+        return "nationality"
+    return None
+
+
+def _states(sentence: str, kind: str) -> bool:
+    if kind == "year":
+        return YEAR.search(sentence) is not None
+    if kind == "number":
+        return bool(numbers(sentence))
+    return demonym_pattern().search(sentence) is not None
+
+
+def _page_of(side: str, other: str, chunks: Sequence[ChunkRecord]) -> list[ChunkRecord]:
+    """The side's chunks: from its page (title) first, then chunks naming it and not ``other``."""
+    own = [c for c in chunks if title_key(str(c.get("title", ""))) == title_key(side)
+           or (names_entity(str(c.get("title", "")), side) and not names_entity(str(c.get("title", "")), other))]
+    naming = [c for c in chunks if c not in own and names_entity(str(c.get("text", "")), side)
+              and not names_entity(str(c.get("text", "")), other)]
+    return own + naming
+
+
+def side_claims(question: str, compared: Sequence[str], claims: Sequence[ClaimJson],
+                chunks: Sequence[ChunkRecord]) -> list[ClaimJson]:
+    """Claims code adds for the compared sides that have none (see the module docstring).
+
+    Args:
+        question: the question as asked.
+        compared: its two compared entities (``[]`` when it is not a comparison).
+        claims: the draft's verified claims (report JSON).
+        chunks: the chunks shown to the model (``ChunkRecord``: ``chunk_id``, ``text``, ``title``…).
+
+    Returns:
+        One claim per side without one whose page states a value of the asked kind; ``[]`` when the
+        question is not a comparison code decides.
+    """
+    kind = _asked(question) if len(compared) == 2 else None
+    if kind is None:
+        return []
+    added: list[ClaimJson] = []
+    for side, other in ((compared[0], compared[1]), (compared[1], compared[0])):
+        if any(about(c, side, other) for c in claims):
+            continue
+        for record in _page_of(side, other, chunks):
+            sentence = next((s for s in split_sentences(normalize_text(str(record.get("text", ""))))
+                             if _states(s, kind)), None)
+            if sentence is None:
+                continue
+            chunk = Chunk.model_validate(record)
+            check = verify_quote(chunk.chunk_id, sentence, {chunk.chunk_id: chunk})
+            if not check.ok or check.location is None:
+                continue
+            result: QuoteResult = {
+                "chunk_id": chunk.chunk_id, "quote": sentence, "ok": True, "reason": "",
+                "location": cast(QuoteLocation, check.location.__dict__), "origin": chunk.origin,
+                "final_url": chunk.final_url, "title": chunk.title, "fetched_at": chunk.fetched_at,
+                "sha256": chunk.sha256, "paragraph_text": chunk.text,
+            }
+            added.append({"claim": sentence, "citations": [citation_json(result)], "verification": {
+                "quotes_verified": True, "grounded": True,
+                "grounding_reason": f"added by code: the sentence of {chunk.title or side} that states its {kind}",
+                "cross_check_passed": None, "origins": [chunk.origin]}})
+            break
+    return added
+
+
+__all__ = ["side_claims"]
