@@ -101,22 +101,24 @@ async def test_second_hop_follows_the_selection_lookup(tmp_path: Path, wiki: San
 async def test_comparison_queries_each_entity_and_needs_both_sides(
     tmp_path: Path, wiki: SandboxWeb, config, scripted_model
 ) -> None:
-    one_side = lambda c: {"status": "answered", "answer": "No", "claims": [  # noqa: E731
+    # "both architects" is no comparison code decides (nationality or an order): the repair must
+    # add the missing side (test_comparison.py covers the sides code completes)
+    one_side = lambda c: {"status": "answered", "answer": "Yes", "claims": [  # noqa: E731
         claim_for(c, "Mara Quell (born 12 March 1931) is a Danish architect.", "Mara Quell is a Danish architect.")]}
-    both = lambda c: {"status": "answered", "answer": "No", "claims": [  # noqa: E731
+    both = lambda c: {"status": "answered", "answer": "Yes", "claims": [  # noqa: E731
         claim_for(c, "Mara Quell (born 12 March 1931) is a Danish architect.", "Mara Quell is a Danish architect."),
         claim_for(c, "Tor Vennick (born 4 June 1925) is a Norwegian architect known for wooden churches.",
                   "Tor Vennick is a Norwegian architect.")]}
     recorder = Recorder(Script(queries=["Mara Quell Tor Vennick nationality"], answer=one_side, repair=both))
     scripted_model.responder = recorder
-    request = make_request(wiki, question="Were Mara Quell and Tor Vennick of the same nationality?",
+    request = make_request(wiki, question="Were Mara Quell and Tor Vennick both architects?",
                            max_queries=2, max_pages=4)
     report = await run_once(tmp_path / "t", request, config, setup(wiki), scripted_model)
     assert report.queries == ["Mara Quell", "Tor Vennick"]
     assert "Compare: Mara Quell; Tor Vennick" in recorder.of("answer")[0]["messages"][-1]["content"]
     repair_prompt = recorder.of("repair")[0]["messages"][-1]["content"]
     assert "no claim quotes a fact about Tor Vennick" in repair_prompt
-    assert report.answer.status == "answered" and report.answer.text == "No"
+    assert report.answer.status == "answered" and report.answer.text == "Yes"
     assert {c.citations[0].title for c in report.answer.claims} == {"Mara Quell", "Tor Vennick"}
 
 
