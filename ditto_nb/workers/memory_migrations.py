@@ -1,4 +1,4 @@
-"""Data migrations of the SQLite Memory (schema migrations stay in :mod:`ditto_nb.workers.memory`).
+"""The SQLite Memory's ordered migrations (:data:`MIGRATIONS`: the ``memory`` table, then data).
 
 ``m002_one_ledger`` (issue 11, one pattern framework): deep research task directories written
 before it used their own counter names and report key. Renamed, in every ``research:*``
@@ -20,6 +20,7 @@ a recorded ``name`` are replayed by key and kind (see ``patterns.common.ledger``
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 
 RESEARCH_RENAMES: tuple[tuple[str, str], ...] = (
     ("budget/model_calls", "budget/model"),
@@ -46,4 +47,24 @@ def m002_one_ledger(db: sqlite3.Connection) -> None:
         db.execute("DELETE FROM memory WHERE key = ? AND namespace LIKE 'research:%'", (old,))
 
 
-__all__ = ["RESEARCH_RENAMES", "m002_one_ledger"]
+
+def _m001_memory_table(db: sqlite3.Connection) -> None:
+    db.execute(
+        """
+        CREATE TABLE IF NOT EXISTS memory (
+            namespace  TEXT NOT NULL,
+            key        TEXT NOT NULL,
+            value      TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            PRIMARY KEY (namespace, key)
+        ) WITHOUT ROWID
+        """
+    )
+
+
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_m001_memory_table, m002_one_ledger)
+"""Ordered schema migrations; migration *n* (1-based) is recorded as version *n* in
+``schema_version``. Append only; never reorder or edit an applied migration."""
+
+
+__all__ = ["MIGRATIONS", "RESEARCH_RENAMES", "m002_one_ledger"]

@@ -33,7 +33,7 @@ from typing import Any, TypeVar
 from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_random_exponential
 
 from ditto_nb.errors import InvalidRequest, StorageError
-from ditto_nb.workers.memory_migrations import m002_one_ledger
+from ditto_nb.workers.memory_migrations import MIGRATIONS
 
 MEMORY_FILE_NAME = "memory.sqlite3"
 """File name of a task directory's SQLite MemoryStore."""
@@ -78,24 +78,6 @@ def _now() -> str:
     return dt.datetime.now(dt.timezone.utc).isoformat(timespec="microseconds")
 
 
-# --- migrations ------------------------------------------------------------------------------
-def _m001_memory_table(db: sqlite3.Connection) -> None:
-    db.execute(
-        """
-        CREATE TABLE IF NOT EXISTS memory (
-            namespace  TEXT NOT NULL,
-            key        TEXT NOT NULL,
-            value      TEXT NOT NULL,
-            updated_at TEXT NOT NULL,
-            PRIMARY KEY (namespace, key)
-        ) WITHOUT ROWID
-        """
-    )
-
-
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_m001_memory_table, m002_one_ledger)
-"""Ordered schema migrations; migration *n* (1-based) is recorded as version *n* in
-``schema_version``. Append only; never reorder or edit an applied migration."""
 
 
 class SqliteMemoryStore:
@@ -157,13 +139,10 @@ class SqliteMemoryStore:
         return db
 
     def _enable_wal(self, db: sqlite3.Connection) -> str:
-        """Switch the file to WAL; return the journal mode it ends in (lower case).
-
-        Switching needs an exclusive lock, and SQLite answers "database is locked" at once,
-        without its busy handler, when another connection is switching the same new file at
-        that moment (seen: eight stores set up concurrently). A file already in WAL is left
-        alone; a locked switch is retried with jittered backoff for up to the busy timeout.
-        """
+        """Switch the file to WAL; return the journal mode it ends in (lower case). SQLite answers
+        "database is locked" at once, without its busy handler, while another connection switches
+        the same new file (seen: eight stores set up at once): a file already in WAL is left alone,
+        a locked switch is retried with jittered backoff for up to the busy timeout."""
         mode = str(db.execute("PRAGMA journal_mode").fetchone()[0]).lower()
         if mode == "wal":
             return mode

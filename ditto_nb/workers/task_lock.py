@@ -6,6 +6,7 @@ The OS releases the lock when the holder dies, even by SIGKILL. The PostgreSQL c
 
 from __future__ import annotations
 
+import abc
 import contextlib
 import fcntl
 import os
@@ -23,7 +24,7 @@ LOCK_FILE_NAME = ".lock"
 H = TypeVar("H")
 
 
-class ExclusiveLock(Generic[H]):
+class ExclusiveLock(abc.ABC, Generic[H]):
     """What both task locks share: ``held`` (a handle ``H`` is kept while held) and use as a
     context manager (``acquire`` on enter, ``release`` on exit). Subclasses implement
     ``acquire`` (take the lock without waiting; :class:`~ditto_nb.errors.TaskLocked` when another
@@ -36,11 +37,13 @@ class ExclusiveLock(Generic[H]):
         """True while this object holds the lock."""
         return self._handle is not None
 
+    @abc.abstractmethod
     def acquire(self) -> None:
-        raise NotImplementedError
+        """Take the lock without waiting. Raises TaskLocked when another holder has it."""
 
+    @abc.abstractmethod
     def release(self) -> None:
-        raise NotImplementedError
+        """Give the lock back (idempotent)."""
 
     def __enter__(self) -> Self:
         self.acquire()
