@@ -37,7 +37,7 @@ from ditto_nb.patterns.common.records import (
     SearchResult,
 )
 from ditto_nb.patterns.common.report_records import CoverageItem, RoundItem
-from ditto_nb.patterns.deep_research import prompts
+from ditto_nb.patterns.deep_research import prompts, schemas
 from ditto_nb.patterns.deep_research.coverage import (
     next_queries,
     normalize_coverage,
@@ -45,7 +45,8 @@ from ditto_nb.patterns.deep_research.coverage import (
     stop_after_round,
 )
 from ditto_nb.patterns.deep_research.evidence import accumulate, prompt_view, rank
-from ditto_nb.patterns.deep_research.prompts import Message, PlanDump
+from ditto_nb.patterns.deep_research.prompts import Message
+from ditto_nb.patterns.deep_research.schemas import PlanDump
 from ditto_nb.patterns.deep_research.queries import Spec, bridge_specs, first_round, reformulate, specs, with_bridges
 from ditto_nb.patterns.deep_research.report import ResearchReport, render_markdown
 from ditto_nb.patterns.deep_research.request import SYNTHESIS_RESERVE, ResearchRequest, parse_request
@@ -184,7 +185,7 @@ def run_research_loop(inp: LoopInput) -> Plan[LoopResult]:
         return (yield from _publish(st, st.rows["report"]))
 
     raw_plan = yield from model_call(st, "model:plan", "research-plan", prompts.plan_messages(request),
-                                 prompts.PlanOutput, model)
+                                 schemas.PlanOutput, model)
     plan = _normalize_plan(request, cast(PlanDump, raw_plan))
     st.pending.append(("stage/plan", stage_row("plan", plan)))
     if stop_after == "plan":
@@ -255,7 +256,7 @@ def run_research_loop(inp: LoopInput) -> Plan[LoopResult]:
             break
         shown = prompt_view(rank(evidence, [request.question, *subs, *frozen["queries"]]))
         raw = yield from model_call(st, key, "assess", prompts.assess_messages(request, subs, shown, asked),
-                                prompts.AssessOutput, model, r)
+                                schemas.AssessOutput, model, r)
         coverage = normalize_coverage(raw["items"], subs, evidence, request.cross_check)
         proposed = next_queries(coverage, asked, request.max_queries)
         queries = with_bridges(bridge_specs(request.question, coverage, rank(evidence, [request.question, *subs]), tried),

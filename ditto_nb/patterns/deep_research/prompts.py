@@ -1,5 +1,4 @@
-"""Prompts of the research model calls (their output schemas: :mod:`ditto_nb.patterns.deep_research.schemas`,
-re-exported here).
+"""Prompts of the research model calls (their output schemas: :mod:`ditto_nb.patterns.deep_research.schemas`).
 
 Written for small local models (Qwen2.5-Coder 1.5B): short instructions, flat JSON schemas
 whose fields describe themselves. Every system message starts with ``Task: <purpose>``
@@ -14,25 +13,7 @@ from collections.abc import Sequence
 from ditto_nb.patterns.common.records import PromptEvidence
 from ditto_nb.patterns.common.report_records import CoverageItem
 from ditto_nb.patterns.deep_research.request import ResearchRequest
-from ditto_nb.patterns.deep_research.schemas import (
-    MAX_TOKENS,
-    NOT_STATED,
-    OUTPUT_SCHEMAS,
-    STATEMENT_CHARS,
-    AssessDump,
-    AssessOutput,
-    Assessment,
-    Conclusion,
-    DraftDump,
-    DraftOutput,
-    FindingDump,
-    PlanDump,
-    PlanOutput,
-    ReviewDump,
-    ReviewOutput,
-    Verdict,
-    review_output,
-)
+from ditto_nb.patterns.deep_research.schemas import NOT_STATED, DraftDump
 
 Message = dict[str, str]
 
@@ -201,24 +182,8 @@ def repair_messages(
 
 
 __all__ = [
-    "MAX_TOKENS",
-    "NOT_STATED",
-    "STATEMENT_CHARS",
-    "OUTPUT_SCHEMAS",
-    "AssessDump",
-    "AssessOutput",
-    "Assessment",
-    "Conclusion",
-    "DraftDump",
-    "DraftOutput",
-    "FindingDump",
-    "PlanDump",
-    "review_output",
-    "PlanOutput",
-    "ReviewDump",
-    "ReviewOutput",
-    "Verdict",
     "SHOWN_CHUNK_CHARS",
+    "Message",
     "assess_messages",
     "plan_messages",
     "repair_messages",

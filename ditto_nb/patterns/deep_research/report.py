@@ -23,7 +23,7 @@ from ditto_nb.patterns.common.report_records import (
     RoundItem,
     WithheldFinding,
 )
-from ditto_nb.patterns.deep_research.prompts import STATEMENT_CHARS, DraftDump
+from ditto_nb.patterns.deep_research.schemas import STATEMENT_CHARS, DraftDump
 from ditto_nb.patterns.deep_research.request import StopReason
 from ditto_nb.text import uncut
 

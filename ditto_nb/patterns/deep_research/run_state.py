@@ -17,7 +17,7 @@ from pydantic import BaseModel
 from ditto_nb.patterns.common import Ledger, add_ledgered_call, run_step
 from ditto_nb.patterns.common.ledger import Plan
 from ditto_nb.patterns.common.records import JsonObject
-from ditto_nb.patterns.deep_research import prompts
+from ditto_nb.patterns.deep_research import schemas
 from ditto_nb.patterns.deep_research.prompts import Message
 from ditto_nb.patterns.deep_research.request import ResearchRequest
 from ditto_nb.patterns.deep_research.stage_models import RESEARCH
@@ -88,7 +88,7 @@ def model_call(st: ResearchState, key: str, purpose: str, messages: list[Message
         g = graph(key.removeprefix("model:"))
         add_ledgered_call(g, task_scope(st.request), key=key, kind="model", name=purpose,
                           capability=INFER_REASONING_SAMPLE,
-                          input=model_payload(model, purpose, messages, schema, prompts.MAX_TOKENS.get(purpose)),
+                          input=model_payload(model, purpose, messages, schema, schemas.MAX_TOKENS.get(purpose)),
                           after=after_pending(st))
         out = yield from run_graph(st, g, purpose, round_number)
         output = out[key]

@@ -8,7 +8,7 @@ Order of the checks on every draft (the first and the repaired one):
    every number, date and name of the statement in its quote (its sentence, its page title), and
    most content words; a finding that fails is *rejected* with the check's reasons.
 3. **Review** (the model, independent of the draft): statement and quote side by side, one verdict
-   per finding; :data:`~ditto_nb.patterns.deep_research.prompts.NOT_STATED` is enforced by code
+   per finding; :data:`~ditto_nb.patterns.deep_research.schemas.NOT_STATED` is enforced by code
    (the finding is rejected with the review's reason).
 
 Rejected findings of the first draft, and a failed review, go to the one repair with their
@@ -36,8 +36,9 @@ from ditto_nb.patterns.common.report_records import (
     RoundItem,
     WithheldFinding,
 )
-from ditto_nb.patterns.deep_research import prompts
-from ditto_nb.patterns.deep_research.prompts import DraftDump, FindingDump, Message, PlanDump, ReviewDump
+from ditto_nb.patterns.deep_research import prompts, schemas
+from ditto_nb.patterns.deep_research.prompts import Message
+from ditto_nb.patterns.deep_research.schemas import DraftDump, FindingDump, PlanDump, ReviewDump
 from ditto_nb.patterns.deep_research.evidence import entity_pages, select_for_report
 from ditto_nb.patterns.deep_research.report import (
     CitedConclusion,
@@ -98,7 +99,7 @@ def apply_verdicts(
         ``(kept, rejected)`` (rejected as in :func:`support_split`).
     """
     refused = {int(v["n"]): str(v.get("reason") or "") for v in verdict.get("verdicts", [])
-               if v.get("verdict") == prompts.NOT_STATED}
+               if v.get("verdict") == schemas.NOT_STATED}
     kept: list[ConclusionItem] = []
     rejected: list[WithheldFinding] = []
     for n, c in enumerate(conclusions, start=1):
@@ -237,7 +238,7 @@ def _check(ask: Ask, key: str, draft: DraftDump, selected: list[EvidenceItem],
     if reviewed:
         verdict = cast(ReviewDump, (yield from ask(key, "review",
                                                    prompts.review_messages(_reviewed(draft, kept), coverage, gaps),
-                                                   prompts.review_output(len(kept)))))
+                                                   schemas.review_output(len(kept)))))
         kept, refused = apply_verdicts(kept, verdict)
     return {"kept": kept, "rejected": rejected + refused, "refused": refused, "problems": problems,
             "verdict": verdict, "reviewed": reviewed}
@@ -271,14 +272,14 @@ def synthesize(ask: Ask, request: ResearchRequest, plan: PlanDump, evidence: lis
     else:
         draft = complete_quotes(cast(DraftDump, (yield from ask("model:report", "report",
                                                                 prompts.report_messages(request, subs, view, gaps, pages),
-                                                                prompts.DraftOutput))), selected)
+                                                                schemas.DraftOutput))), selected)
         first = yield from _check(ask, "model:review", draft, selected, coverage, gaps)
         done = first
         if first["rejected"] or (first["problems"] and not first["kept"]) or not first["verdict"]["ok"]:
             reasons = first["problems"] + _reasons(first["rejected"]) + list(first["verdict"]["problems"])
             draft = complete_quotes(cast(DraftDump, (yield from ask("model:repair", "repair",
                                                                     prompts.repair_messages(draft, reasons, view, gaps),
-                                                                    prompts.DraftOutput))), selected)
+                                                                    schemas.DraftOutput))), selected)
             done = yield from _check(ask, "model:review-2", draft, selected, coverage, gaps)
             if done["reviewed"] and not done["verdict"]["ok"] and not done["refused"]:
                 # The review failed the repaired draft without refusing a finding: a finding is

@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from ditto_nb.evidence import Chunk, QuoteCheck, QuoteLocation, crosscheck
+from ditto_nb.evidence import Chunk, QuoteCheck, QuoteLocation, crosscheck, verify_quote
 from ditto_nb.evidence.quote_pick import quote_for
 from ditto_nb.evidence.support import check_support, verbatim_excerpt
 from ditto_nb.patterns.common.records import QuoteLocation as LocationJson
@@ -162,6 +162,21 @@ def citation_json(result: QuoteResult | QuoteEvidence) -> CitationJson:
         "paragraph_index": location["paragraph_index"],
         "start": location["start"],
         "end": location["end"],
+    })
+
+
+def chunk_citation(record: ChunkRecord, quote: str) -> CitationJson | None:
+    """A report citation of ``quote`` in one chunk record, verified against that chunk only
+    (:func:`ditto_nb.evidence.verify_quote`); None when it is not exact text of the chunk."""
+    chunk = Chunk.model_validate(record)
+    check = verify_quote(chunk.chunk_id, quote, {chunk.chunk_id: chunk})
+    if not check.ok or check.location is None:
+        return None
+    return citation_json({
+        "chunk_id": chunk.chunk_id, "quote": quote, "ok": True, "reason": "",
+        "location": cast(LocationJson, check.location.__dict__), "origin": chunk.origin,
+        "final_url": chunk.final_url, "title": chunk.title, "fetched_at": chunk.fetched_at,
+        "sha256": chunk.sha256, "paragraph_text": chunk.text,
     })
 
 

@@ -31,7 +31,7 @@ from ditto_nb.errors import InvalidRequest, UngroundedAnswer
 from ditto_nb.patterns.common import TaskScope, add_stage_commit, binding_for, build_resume_graph, read_resume, run_step
 from ditto_nb.patterns.common.binding import canonical_json
 from ditto_nb.patterns.common.ledger import COUNTERS, Ledger, now_iso
-from ditto_nb.patterns.common.records import ChunkRecord, JsonObject, QuoteLocation, ToolCall, WithheldClaim
+from ditto_nb.patterns.common.records import ChunkRecord, JsonObject, ToolCall, WithheldClaim
 from ditto_nb.patterns.common.stage import PatternSpec, ReplayPolicy, Stage
 from ditto_nb.patterns.web_qa.stage_models import (
     AnswerJson,
@@ -58,7 +58,7 @@ from ditto_nb.patterns.web_qa.answer_checks import answer_problems
 from ditto_nb.patterns.web_qa.hop import hop_stages, merge_hop, plan_hop
 from ditto_nb.patterns.web_qa.evaluate import (
     Evaluation,
-    citation_json,
+    chunk_citation,
     complete_draft,
     decide_status,
     draft_citations,
@@ -126,16 +126,9 @@ def _report_stage(run: RunState, plan: PlanJson, read: ReadJson,
     for conflict in selected["conflicts"]:
         sides: list[CitationJson] = []
         for side in conflict["sides"]:
-            from ditto_nb.evidence import Chunk, verify_quote
-
-            chunk = Chunk.model_validate(index[side["chunk_id"]])
-            check = verify_quote(side["chunk_id"], side["quote"], {chunk.chunk_id: chunk})
-            assert check.location is not None
-            sides.append(citation_json({
-                "chunk_id": chunk.chunk_id, "location": cast(QuoteLocation, check.location.__dict__),
-                "final_url": chunk.final_url,
-                "origin": chunk.origin, "title": chunk.title, "fetched_at": chunk.fetched_at, "sha256": chunk.sha256,
-            }))
+            citation = chunk_citation(index[side["chunk_id"]], side["quote"])
+            assert citation is not None  # the selection stage kept only verified conflicts
+            sides.append(citation)
         conflicts_out.append({"topic": conflict["topic"], "sides": sides})
     repaired = False
     withheld: list[WithheldClaim] = []

@@ -15,13 +15,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import cast
 
-from ditto_nb.evidence import Chunk, verify_quote
-from ditto_nb.patterns.common.records import ChunkRecord, QuoteLocation, QuoteResult
+from ditto_nb.patterns.common.records import ChunkRecord
 from ditto_nb.patterns.common.retrieval import names_entity, title_key
 from ditto_nb.patterns.web_qa.comparison import YEAR, about, demonym_pattern, numbers, order_of
-from ditto_nb.patterns.web_qa.evaluate import citation_json
+from ditto_nb.patterns.web_qa.evaluate import chunk_citation
 from ditto_nb.patterns.web_qa.stage_models import ClaimJson
 from ditto_nb.text import normalize_text, split_sentences
 
@@ -82,20 +80,13 @@ def side_claims(question: str, compared: Sequence[str], claims: Sequence[ClaimJs
                              if _states(s, kind)), None)
             if sentence is None:
                 continue
-            chunk = Chunk.model_validate(record)
-            check = verify_quote(chunk.chunk_id, sentence, {chunk.chunk_id: chunk})
-            if not check.ok or check.location is None:
+            citation = chunk_citation(record, sentence)
+            if citation is None:
                 continue
-            result: QuoteResult = {
-                "chunk_id": chunk.chunk_id, "quote": sentence, "ok": True, "reason": "",
-                "location": cast(QuoteLocation, check.location.__dict__), "origin": chunk.origin,
-                "final_url": chunk.final_url, "title": chunk.title, "fetched_at": chunk.fetched_at,
-                "sha256": chunk.sha256, "paragraph_text": chunk.text,
-            }
-            added.append({"claim": sentence, "citations": [citation_json(result)], "verification": {
+            added.append({"claim": sentence, "citations": [citation], "verification": {
                 "quotes_verified": True, "grounded": True,
-                "grounding_reason": f"added by code: the sentence of {chunk.title or side} that states its {kind}",
-                "cross_check_passed": None, "origins": [chunk.origin]}})
+                "grounding_reason": f"added by code: the sentence of {citation['title'] or side} that states its {kind}",
+                "cross_check_passed": None, "origins": [citation["origin"]]}})
             break
     return added
 

@@ -94,26 +94,37 @@ OLDER = "Mara Quell (born 12 March 1931) is a Danish architect."
 YOUNGER = "Tor Vennick (born 4 June 1945) is a Norwegian architect known for wooden churches."
 
 
-async def test_the_task_publishes_the_side_its_verified_claims_decide(
-    tmp_path: Path, sandbox_factory: Any, config: Any, scripted_model: Any
-) -> None:
-    """The model quotes both birth years and then names the younger architect: code answers."""
+async def run_architects(tmp_path: Path, sandbox_factory: Any, config: Any, scripted_model: Any, script: Script,
+                         question: str, max_queries: int = 2, max_pages: int = 4) -> Any:
+    """One task over a wiki of the two architects' pages (Mara Quell older, Tor Vennick younger)."""
     wiki: SandboxWeb = sandbox_factory([
         {"url": wiki_url("Mara Quell"), "title": "Mara Quell", "paragraphs": [OLDER]},
         {"url": wiki_url("Tor Vennick"), "title": "Tor Vennick", "paragraphs": [YOUNGER]},
     ])
+    scripted_model.responder = script
+    request = make_request(wiki, question=question, max_queries=max_queries, max_pages=max_pages)
+    search = SearchSetup.from_sandbox(wiki, policy_overrides={"retries": 0})
+    return await run_once(tmp_path / "t", request, config, search, scripted_model)
 
+
+def labels(chunks: list[tuple[str, str, str]]) -> dict[str, str]:
+    """Chunk label by the page subject its text starts with."""
+    return {text.split(" (")[0]: lbl for lbl, _origin, text in chunks}
+
+
+async def test_the_task_publishes_the_side_its_verified_claims_decide(
+    tmp_path: Path, sandbox_factory: Any, config: Any, scripted_model: Any
+) -> None:
+    """The model quotes both birth years and then names the younger architect: code answers."""
     def answer(chunks: list[tuple[str, str, str]]) -> dict[str, Any]:
-        label = {text.split(" (")[0]: lbl for lbl, _origin, text in chunks}
+        label = labels(chunks)
         return {"status": "answered", "answer": "Tor Vennick", "claims": [
             {"chunk_id": label["Mara Quell"], "quote": OLDER, "claim": "Mara Quell was born on 12 March 1931."},
             {"chunk_id": label["Tor Vennick"], "quote": YOUNGER, "claim": "Tor Vennick was born on 4 June 1945."}]}
 
     script = Script(queries=["Mara Quell", "Tor Vennick"], answer=answer)
-    scripted_model.responder = script
-    request = make_request(wiki, question="Who was born first, Mara Quell or Tor Vennick?", max_queries=2, max_pages=4)
-    search = SearchSetup.from_sandbox(wiki, policy_overrides={"retries": 0})
-    report = await run_once(tmp_path / "t", request, config, search, scripted_model)
+    report = await run_architects(tmp_path, sandbox_factory, config, scripted_model, script,
+                                  "Who was born first, Mara Quell or Tor Vennick?")
     assert report.answer.status == "answered"
     assert report.answer.text == "Mara Quell"
     assert "repair" not in script.seen  # the claims were sound; only the choice was wrong
@@ -167,13 +178,8 @@ async def test_a_claim_copied_from_its_quote_stands_against_a_refusing_review(
     """The grounding review refuses both claims; the one that is a word-for-word excerpt of its
     quote is published, the paraphrase is withheld (issue 13: the 1.5B reviewer refused "Shirley
     Temple was an American actress …" with the reason "the quote explicitly states …")."""
-    wiki: SandboxWeb = sandbox_factory([
-        {"url": wiki_url("Mara Quell"), "title": "Mara Quell", "paragraphs": [OLDER]},
-        {"url": wiki_url("Tor Vennick"), "title": "Tor Vennick", "paragraphs": [YOUNGER]},
-    ])
-
     def answer(chunks: list[tuple[str, str, str]]) -> dict[str, Any]:
-        label = {text.split(" (")[0]: lbl for lbl, _origin, text in chunks}
+        label = labels(chunks)
         return {"status": "answered", "answer": "Danish", "claims": [
             {"chunk_id": label["Mara Quell"], "quote": OLDER, "claim": "Mara Quell is a Danish architect."},
             {"chunk_id": label["Mara Quell"], "quote": OLDER, "claim": "Mara Quell was a Danish architect."}]}
@@ -181,10 +187,8 @@ async def test_a_claim_copied_from_its_quote_stands_against_a_refusing_review(
     refuse = lambda n: {"verdicts": [{"n": i, "supported": False, "reason": "the quote states it"}  # noqa: E731
                                      for i in range(1, n + 1)]}
     script = Script(queries=["Mara Quell"], answer=answer, repair=answer, ground=refuse)
-    scripted_model.responder = script
-    request = make_request(wiki, question="What nationality is the architect Mara Quell?", max_queries=1, max_pages=2)
-    search = SearchSetup.from_sandbox(wiki, policy_overrides={"retries": 0})
-    report = await run_once(tmp_path / "t", request, config, search, scripted_model)
+    report = await run_architects(tmp_path, sandbox_factory, config, scripted_model, script,
+                                  "What nationality is the architect Mara Quell?", max_queries=1, max_pages=2)
     assert [c.claim for c in report.answer.claims] == ["Mara Quell is a Danish architect."]
     assert report.answer.status == "answered" and report.answer.text == "Danish"
 
@@ -194,21 +198,14 @@ async def test_a_side_left_without_a_claim_gets_its_pages_deciding_sentence(
 ) -> None:
     """The draft claims the younger architect's birth year only; code adds the other side's
     sentence from its page (verbatim, verified) and decides, with no repair."""
-    wiki: SandboxWeb = sandbox_factory([
-        {"url": wiki_url("Mara Quell"), "title": "Mara Quell", "paragraphs": [OLDER]},
-        {"url": wiki_url("Tor Vennick"), "title": "Tor Vennick", "paragraphs": [YOUNGER]},
-    ])
-
     def answer(chunks: list[tuple[str, str, str]]) -> dict[str, Any]:
-        label = {text.split(" (")[0]: lbl for lbl, _origin, text in chunks}
+        label = labels(chunks)
         return {"status": "answered", "answer": "Tor Vennick", "claims": [
             {"chunk_id": label["Tor Vennick"], "quote": YOUNGER, "claim": "Tor Vennick was born on 4 June 1945."}]}
 
     script = Script(queries=["Mara Quell", "Tor Vennick"], answer=answer)
-    scripted_model.responder = script
-    request = make_request(wiki, question="Who was born first, Mara Quell or Tor Vennick?", max_queries=2, max_pages=4)
-    search = SearchSetup.from_sandbox(wiki, policy_overrides={"retries": 0})
-    report = await run_once(tmp_path / "t", request, config, search, scripted_model)
+    report = await run_architects(tmp_path, sandbox_factory, config, scripted_model, script,
+                                  "Who was born first, Mara Quell or Tor Vennick?")
     assert report.answer.status == "answered" and report.answer.text == "Mara Quell"
     assert "repair" not in script.seen
     added = [c for c in report.answer.claims if c.citations[0].title == "Mara Quell"]
