@@ -3,17 +3,46 @@
 The model proposes a status per sub-question; the code keeps it honest: a ``gap`` that names
 known evidence ids, no missing fact and no next query is ``covered``; ``covered`` needs at
 least one known evidence id (two origins with different text under ``cross_check``), ``conflict``
-needs evidence from two origins, everything else is a ``gap``. The next round's queries come
-from the gaps' ``next_queries``, minus queries already run.
+needs evidence from two origins, everything else is a ``gap``. A ``covered`` whose cited
+evidence does not address the sub-question (:func:`addresses`: its names and one of its other
+content words) is a ``gap`` too: a 1.5B assessor called biology pages "covered" for a question
+about a film named *Evolution*. The next round's queries come from the gaps' ``next_queries``,
+minus queries already run.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from ditto_nb.evidence.rank import terms
 from ditto_nb.patterns.common.records import EvidenceItem
 from ditto_nb.patterns.common.report_records import CoverageItem
+from ditto_nb.patterns.common.retrieval import names_entity, question_entities
 from ditto_nb.patterns.deep_research.request import SYNTHESIS_RESERVE, ResearchRequest
+
+def addresses(sub_question: str, texts: Sequence[str]) -> bool:
+    """Whether evidence ``texts`` (paragraphs with their page titles) can answer ``sub_question``.
+
+    The texts must name every entity the sub-question names (:func:`question_entities`,
+    :func:`names_entity`) and contain at least one of its other content words (by five-letter
+    prefix of :func:`~ditto_nb.evidence.rank.terms`: ``directed`` meets ``director``, ``play``
+    meets ``played``). A sub-question with no other content word needs only its names.
+
+    Args:
+        sub_question: one planned sub-question.
+        texts: the cited evidence texts.
+
+    Returns:
+        True when the evidence addresses the sub-question.
+    """
+    joined = " ".join(texts)
+    entities = question_entities(sub_question)
+    if not all(names_entity(joined, entity) for entity in entities):
+        return False
+    named = {w for entity in entities for w in terms(entity)}
+    wanted = {w[:5] for w in terms(sub_question) if w not in named}
+    have = set(terms(joined))
+    return not wanted or any(t.startswith(w) for w in wanted for t in have)
 
 
 def normalize_coverage(
@@ -58,6 +87,9 @@ def normalize_coverage(
             status = "covered" if ids else "gap"
         if status == "covered" and not ids:
             status, gap = "gap", gap or "no evidence supports this sub-question yet"
+        if status == "covered" and not addresses(
+                question, [f"{by_id[e].get('title', '')} {by_id[e]['text']}" for e in ids]):
+            status, gap = "gap", "the cited evidence does not address this sub-question"
         if status == "covered" and cross_check and (len(origins) < 2 or len(texts) < 2):
             status, gap = "gap", gap or "cross-check needs a second origin with different text"
         rows.append({"index": index, "question": question, "status": status, "evidence_ids": ids,
@@ -148,4 +180,4 @@ def stop_after_round(
     return None
 
 
-__all__ = ["next_queries", "normalize_coverage", "research_blocker", "stop_after_round"]
+__all__ = ["addresses", "next_queries", "normalize_coverage", "research_blocker", "stop_after_round"]

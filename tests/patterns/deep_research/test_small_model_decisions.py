@@ -88,6 +88,24 @@ def test_gap_with_evidence_and_nothing_missing_is_covered() -> None:
     assert crossed[0]["status"] == "gap"  # cross_check still needs two origins
 
 
+def test_covered_needs_evidence_that_addresses_the_sub_question() -> None:
+    """Seen on the real wiki: the 1.5B assessor called biology pages "covered" for a film's
+    director, and research stopped after one round with most of its budget left."""
+    evidence = [{"id": "E1", "origin": "https://a.test", "title": "Evolution",
+                 "text": "Evolution is change in the heritable characteristics of populations."},
+                {"id": "E2", "origin": "https://a.test", "title": "Evolution (2001 film)",
+                 "text": "Evolution is a 2001 science fiction comedy film directed by Ivan Reitman."}]
+    sub = ["Who directed the 2001 film Evolution?"]
+    wrong = normalize_coverage([{"index": 1, "status": "covered", "evidence_ids": ["E1"]}], sub, evidence, False)
+    assert wrong[0]["status"] == "gap"
+    assert "does not address" in wrong[0]["gap"]
+    right = normalize_coverage([{"index": 1, "status": "covered", "evidence_ids": ["E2"]}], sub, evidence, False)
+    assert right[0]["status"] == "covered"
+    other = normalize_coverage([{"index": 1, "status": "covered", "evidence_ids": ["E2"]}],
+                               ["Where was Ivan Reitman born?"], evidence, False)
+    assert other[0]["status"] == "gap"  # names the director, says nothing of a birthplace
+
+
 def test_shown_text_is_a_word_boundary_prefix() -> None:
     text = "word " * 100
     shown = shown_text(text.strip(), 50)
