@@ -13,6 +13,7 @@ from types import TracebackType
 from rich.console import Console
 from rich.status import Status
 
+from ditto_nb.local_model.providers import running_servers
 from ditto_nb.runtime.loop import GraphRecord
 
 _OUTCOME_MARK = {"ok": "[green]ok[/green]", "failed": "[red]failed[/red]", "cancelled": "[yellow]cancelled[/yellow]"}
@@ -57,6 +58,9 @@ class StageProgress:
             seconds = time.monotonic() - self._started
             state = "stopped" if exc_type is not None else "done"
             self.console.print(f"{self.title}: {state} after {len(self.records)} stage graphs in {seconds:.2f} s")
+            for server in running_servers().values():
+                if server.start_seconds is not None:
+                    self.console.print(server.describe())
 
     def on_graph(self, record: GraphRecord) -> None:
         """Record one executed Graph and print its line (the Loop's ``on_graph`` callback).

@@ -133,10 +133,13 @@ def read_cli_task(directory: str | os.PathLike[str]) -> CliTask:
     Raises:
         ConfigError: no ``task.json`` with a ``cli`` section (not made by the CLI).
     """
+    if not Path(directory).is_dir():
+        raise ConfigError(f"{directory} does not exist (or is not a directory)",
+                          help="Pass the directory printed by `ditto-nb ask` or `ditto-nb research`.")
     data = read_task_file(directory)
     if data is None or "cli" not in data:
         raise ConfigError(
-            f"{directory} is not a Web QA task directory made by ditto-nb (no {TASK_FILE} with a cli section)",
+            f"{directory} is not a task directory made by ditto-nb (no {TASK_FILE} with a cli section)",
             help="Pass the directory printed by `ditto-nb ask`, or start a new task with `ditto-nb ask`.",
         )
     try:

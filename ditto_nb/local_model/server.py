@@ -132,6 +132,18 @@ class LocalModelServer:
         """Process id of the server this object started (None when reused or not started)."""
         return self._process.pid if self._process is not None else None
 
+    def describe(self) -> str:
+        """One line saying which llama.cpp server serves this process: started here (with its log)
+        or reused (the process that started it, its pid and log), so an analyst sees when a server
+        from another checkout or build answers."""
+        where = f"{HOST}:{self.port} ({self.model_alias})"
+        if not self.reused:
+            return f"model server: started llama.cpp on {where}, pid {self.pid}, log {self.log_path}"
+        if self._record is not None:
+            return (f"model server: reused llama.cpp on {where}, pid {self._record.pid}, started by process "
+                    f"{self._record.started_by}, log {self._record.log_path}")
+        return f"model server: reused a server on {where} that this kit did not start"
+
     def is_running(self) -> bool:
         """True when the server answers ``/v1/models`` with our model alias."""
         ids = probe_models(self.port)

@@ -142,8 +142,9 @@ def test_changed_question_is_a_clear_error(
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["show", "{tmp}"], "is not a Web QA task directory"),
-        (["resume", "{tmp}"], "is not a Web QA task directory"),
+        (["show", "{tmp}"], "is not a task directory made by ditto-nb"),
+        (["show", "{tmp}/missing"], "{tmp}/missing does not exist"),
+        (["resume", "{tmp}"], "is not a task directory made by ditto-nb"),
         (["ask", QUESTION, "--max-queries", "9", "--sandbox", "{corpus}", "--dir", "{tmp}/t"],
          "--max-queries must be 1–3 (got 9)"),
         (["ask", QUESTION, "--max-pages", "9", "--sandbox", "{corpus}", "--dir", "{tmp}/t"],
@@ -164,7 +165,7 @@ def test_ditto_errors_exit_2_with_one_line(
     result = runner.invoke(cli_app, [*filled, "--config", str(cli_config)] if filled[0] != "show" else filled)
     assert result.exit_code == 2, result.output
     first_line = result.stderr.splitlines()[0]
-    assert first_line.startswith("error: ") and message in first_line
+    assert first_line.startswith("error: ") and message.format(tmp=tmp_path) in first_line
     assert result.stderr.splitlines()[1].startswith("help: ")
     assert "Traceback" not in result.output
     assert result.exception is None or isinstance(result.exception, SystemExit)

@@ -136,6 +136,9 @@ def test_running_server_is_reused_and_foreign_alias_refused(small_server: str, t
     second = LocalModelServer("local-small", port=TEST_PORT, log_path=tmp_path / "second.log").start()
     assert second.reused is True and second.pid is None
     assert not (tmp_path / "second.log").exists()
+    # The analyst is told which server answers: started here (with its log) or reused (whose).
+    assert started.describe().startswith(f"model server: started llama.cpp on 127.0.0.1:{TEST_PORT}")
+    assert f"pid {started.pid}" in second.describe() and "reused" in second.describe()
     # Asking the same port for another model is refused rather than silently served by the wrong one.
     with pytest.raises(ConfigError, match="not 'qwen2.5-coder-1.5b-instruct'"):
         LocalModelServer("local", port=TEST_PORT, log_path=tmp_path / "third.log").start()
