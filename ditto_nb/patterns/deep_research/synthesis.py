@@ -26,6 +26,7 @@ from pydantic import BaseModel
 from typing_extensions import TypedDict
 
 from ditto_nb.evidence.quote_pick import quote_for
+from ditto_nb.evidence.restate import restatement
 from ditto_nb.evidence.support import check_support, verbatim_excerpt
 from ditto_nb.patterns.common.ledger import Plan
 from ditto_nb.patterns.common.records import EvidenceItem, FailureItem, JsonObject, OmittedItem, PromptEvidence
@@ -204,7 +205,9 @@ def complete_quotes(draft: DraftDump, selected: Sequence[EvidenceItem]) -> Draft
     The local model's grammar has no ``quote`` field: a finding names its evidence id and states
     the fact, and :func:`ditto_nb.evidence.quote_pick.pick_quote` takes the sentence(s) of that
     item's paragraph that state it (from another shown item when the cited one names none of the
-    names it names: :func:`ditto_nb.evidence.quote_pick.best_source`). The quote then goes through the same checks as any quote
+    names it names: :func:`ditto_nb.evidence.quote_pick.best_source`). A finding that names its
+    subject by a description its quote does not name is restated as the quote's sentence
+    (:func:`ditto_nb.evidence.restate.restatement`). The quote then goes through the same checks as any quote
     (exact-substring verification, the lexical support check, the review).
 
     Args:
@@ -221,6 +224,13 @@ def complete_quotes(draft: DraftDump, selected: Sequence[EvidenceItem]) -> Draft
         if not str(finding.get("quote") or "").strip():
             cited = str(finding.get("chunk_id", "")).strip().strip("[]")
             finding["chunk_id"], finding["quote"] = quote_for(str(finding.get("statement", "")), cited, shown)
+        title, text = shown.get(str(finding.get("chunk_id", "")), ("", ""))
+        others = [t for key, (_title, t) in shown.items() if key != str(finding.get("chunk_id", ""))]
+        restated = restatement(str(finding.get("statement", "")), str(finding.get("quote", "")),
+                               paragraph=text, title=title, others=others) if text else None
+        if restated is not None and restated in text:
+            # a two-hop statement naming its subject by a description: its quote's own sentence
+            finding["statement"] = finding["quote"] = restated
         conclusions.append(finding)
     done = draft.copy()
     done["conclusions"] = conclusions

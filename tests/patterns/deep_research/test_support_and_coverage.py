@@ -118,7 +118,7 @@ def test_quote_about_a_different_entity_is_rejected(
     report = run(web, config, tmp_path / "task", make_request(web, max_pages=4,
                                                              question="Zarnow Bridge and the Lenne Cup"))
     assert isinstance(report, ResearchReport)
-    assert all("captain" not in c.statement for c in report.conclusions)
+    assert all("captain" not in c.statement for c in report.conclusions), [(c.statement, c.quote) for c in report.conclusions]
     [withheld] = report.withheld
     assert any("Marrek" in r for r in withheld["reasons"])  # the quote never names her
     assert report.coverage[1]["status"] == "gap" and any(u.startswith(rules[1].question) for u in report.unknowns)
