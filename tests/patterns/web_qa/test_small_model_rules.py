@@ -229,6 +229,24 @@ def test_a_claim_cut_by_the_grammar_cap_loses_its_partial_word_before_the_checks
     assert done.claims[0].quote == text and done.answer == "1857"
 
 
+def test_a_claim_describing_its_subject_becomes_the_quote_sentence() -> None:
+    # The bridge's page states the fact; the film's page links "Big Stone Gap" to it.
+    person = ("Adriana Trigiani is an Italian American best-selling author and film director based in "
+              "Greenwich Village, New York City. She has published a novel a year since 2000.")
+    film = "Big Stone Gap is a 2014 American romantic comedy film written and directed by Adriana Trigiani."
+    chunks = {"r1": {"chunk_id": "r1", "title": "Big Stone Gap (film)", "text": film, "origin": "https://wiki.test"},
+              "r2": {"chunk_id": "r2", "title": "Adriana Trigiani", "text": person, "origin": "https://wiki.test"}}
+    claim = "The director of Big Stone Gap is based in Greenwich Village, New York City."
+    draft = AnswerOutput.model_validate({"answer": "Greenwich Village", "status": "answered",
+                                         "claims": [{"chunk_id": "C2", "claim": claim}]})
+    done = complete_draft(draft, {"C1": "r1", "C2": "r2"}, chunks)
+    sentence = person.split(". ")[0] + "."
+    assert done.claims[0].claim == done.claims[0].quote == sentence
+    # without the film's page nothing links the description to this page: the claim stays as written
+    alone = complete_draft(draft, {"C2": "r2"}, {"r2": chunks["r2"]})
+    assert alone.claims[0].claim == claim
+
+
 def test_an_answer_no_claim_states_is_a_problem() -> None:
     # seen on the real wiki: "1984" for a founding year, present only inside "since 1984–85" in a
     # quote cited for a claim about tournament qualification
