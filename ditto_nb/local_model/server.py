@@ -35,6 +35,7 @@ from typing import IO, Final
 
 from ditto_nb.errors import ConfigError, ModelServerCrashed, ModelTransportError
 from ditto_nb.local_model.health import crash_error, log_tail, run_probe
+from ditto_nb.local_model.launch import server_environment
 from ditto_nb.local_model.ownership import ServerLeases, ServerRecord, pid_alive, terminate_pid
 from ditto_nb.local_model.port_probe import HOST, port_held, probe_held_port, probe_models
 from ditto_nb.local_model.weights import assemble_weights, default_cache_dir, get_profile
@@ -173,23 +174,8 @@ class LocalModelServer:
         ]  # fmt: skip
 
     def environment(self) -> dict[str, str]:
-        """The server's environment: ours plus ``GOMP_SPINCOUNT=10000`` unless either that or
-        ``OMP_WAIT_POLICY`` is already set.
-
-        llama.cpp's CPU backend is built with OpenMP (libgomp). Its threads wait at every barrier:
-        spinning without limit (``OMP_WAIT_POLICY=ACTIVE``) burns the time slices of a shared
-        2-core machine (short calls 3-4x slower when loaded), while sleeping at once (``PASSIVE``)
-        cost a third of the generation speed on an idle machine (1.5B: 11.8 vs 18.8 tokens/s;
-        ``docs/LOCAL_MODEL.md``). A short bounded spin (10,000 iterations, libgomp's
-        ``GOMP_SPINCOUNT``) generated at 16-19 tokens/s idle and yields the cores soon after.
-
-        Returns:
-            The environment mapping for the child process.
-        """
-        env = dict(os.environ)
-        if "OMP_WAIT_POLICY" not in env:
-            env.setdefault("GOMP_SPINCOUNT", "10000")
-        return env
+        """The server's environment (:func:`~ditto_nb.local_model.launch.server_environment`)."""
+        return server_environment()
 
     def start(self) -> LocalModelServer:
         """Reuse a compatible server on the port, or assemble the weights and start one; then probe it.
