@@ -9,6 +9,10 @@
   (``DITTO_NOTEBOOK_PROVIDER`` ``local``, the default, or ``local-small``), this process starts (or
   reuses) that server first and holds a lease on it until the end, so every notebook kernel reuses
   the same server and none stops it under the next one's feet.
+- **Notebook cells get the time a real model needs.** With a real local provider one cell can run
+  a whole task or a batch of questions (measured: 03's batch cell and 02b's resume cell passed
+  300 s with the 1.5B model on 2 shared cores), so notebook cells get
+  :data:`REAL_MODEL_CELL_TIMEOUT` seconds instead of the suite's 300 (pytest-timeout's marker).
 - **A notebook stops at its first failing cell.** After a cell fails, the notebook's later cells
   are skipped (as "Run All" does in JupyterLab), so a dead model shows one typed error, not a
   cascade of ``NameError``s.
@@ -27,6 +31,8 @@ import pytest
 SESSION_ENV = "DITTO_TEST_SESSION"
 os.environ.setdefault(SESSION_ENV, uuid.uuid4().hex)
 _failed_notebooks: set[str] = set()
+REAL_MODEL_CELL_TIMEOUT = 1800
+"""Seconds one notebook cell may take with a real local model (the suite default is 300)."""
 
 
 def session_servers(marker: str | None = None) -> list[int]:
@@ -50,6 +56,13 @@ def session_servers(marker: str | None = None) -> list[int]:
 
 def _is_notebook_cell(item: pytest.Item) -> bool:
     return type(item).__name__ == "IPyNbCell"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    if (os.environ.get("DITTO_NOTEBOOK_PROVIDER") or "local") in ("local", "local-small"):
+        for item in items:
+            if _is_notebook_cell(item):
+                item.add_marker(pytest.mark.timeout(REAL_MODEL_CELL_TIMEOUT))
 
 
 @pytest.hookimpl(hookwrapper=True)
