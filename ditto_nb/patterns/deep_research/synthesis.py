@@ -173,6 +173,9 @@ class _Checked(TypedDict):
     problems: list[str]
     verdict: ReviewDump
     reviewed: bool
+    vouched: list[ConclusionItem]
+    """Findings the review passed (all kept ones when it was ok, else those it explicitly called
+    ``supported``); carried over a repair that dropped them."""
 
 
 def summary_of(kept: Sequence[ConclusionItem], unknowns: Sequence[str], fixed: str = "") -> str:
@@ -244,14 +247,18 @@ def _check(ask: Ask, key: str, draft: DraftDump, selected: list[EvidenceItem],
     kept, rejected = support_split(conclusions, selected)
     verdict: ReviewDump = {"ok": True, "problems": [], "verdicts": []}
     refused: list[WithheldFinding] = []
+    vouched: list[ConclusionItem] = []
     reviewed = bool(kept) or not (problems or rejected)
     if reviewed:
         verdict = cast(ReviewDump, (yield from ask(key, "review",
                                                    prompts.review_messages(_reviewed(draft, kept), coverage, gaps),
                                                    schemas.review_output(len(kept)))))
+        supported = {int(v.get("n", 0)) for v in verdict.get("verdicts", []) if v.get("verdict") == "supported"}
+        explicit = [c for n, c in enumerate(kept, 1) if n in supported]
         kept, refused = apply_verdicts(kept, verdict)
+        vouched = kept if verdict.get("ok") else [c for c in explicit if c in kept]
     return {"kept": kept, "rejected": rejected + refused, "refused": refused, "problems": problems,
-            "verdict": verdict, "reviewed": reviewed}
+            "verdict": verdict, "reviewed": reviewed, "vouched": vouched}
 
 
 def synthesize(ask: Ask, request: ResearchRequest, plan: PlanDump, evidence: list[EvidenceItem],
@@ -303,6 +310,11 @@ def synthesize(ask: Ask, request: ResearchRequest, plan: PlanDump, evidence: lis
                                                        if n not in vouched]
                 done["kept"] = [c for n, c in enumerate(done["kept"], 1) if n in vouched]
                 review["ok"] = False
+            # A finding the first review explicitly supported stands even if the repair (which
+            # rewrites the whole draft) dropped it: measured, the repair kept only the finding it
+            # was asked to fix and lost the topic's one supported answer.
+            stated = {c["statement"] for c in [*done["kept"], *done["rejected"]]}  # judged again: that stands
+            done["kept"] = [c for c in first["vouched"] if c["statement"] not in stated] + done["kept"]
             # Findings whose quote still does not verify are withheld with the reason, never published.
             unverified = [_withheld(_as_finding(row), [problem])
                           for n, row in enumerate(draft.get("conclusions", []), start=1)

@@ -31,10 +31,12 @@ class Drafter:
     """The bridge script, whose report and repair replace sub-question 2's finding by ``bad``
     (statement, quote regex), and whose review can refuse finding n with "not stated"."""
 
-    def __init__(self, rules: list[Rule], bad: tuple[str, str] | None = None, refuse: int = 0) -> None:
+    def __init__(self, rules: list[Rule], bad: tuple[str, str] | None = None, refuse: int = 0,
+                 repair_keeps_only_bad: bool = False) -> None:
         self.script = Script(rules=rules, queries=["Zarnow Bridge"])
         self.bad = bad
         self.refuse = refuse
+        self.repair_keeps_only_bad = repair_keeps_only_bad
         self.prompts: dict[str, list[str]] = {}
 
     def __call__(self, request: dict[str, Any]) -> Any:
@@ -48,6 +50,8 @@ class Drafter:
             eid, match = next((e, m) for e, m in found if m)
             reply["conclusions"] = [c for c in reply["conclusions"] if c["index"] != 2]
             reply["conclusions"].append({"index": 2, "statement": statement, "chunk_id": eid, "quote": match.group(0)})
+            if purpose == "repair" and self.repair_keeps_only_bad:
+                reply["conclusions"] = reply["conclusions"][-1:]
         if purpose == "review" and self.refuse:
             reply = {"verdicts": [{"n": self.refuse, "verdict": "not stated", "reason": "a different person"}],
                      "ok": False, "problems": ["finding not stated by its quote"]}
@@ -102,6 +106,27 @@ def test_date_absent_from_quote_is_rejected_repaired_once_then_withheld(
     markdown = (tmp_path / "task" / "output" / "report.md").read_text()
     conclusions_md = markdown.split("## Conclusions")[1].split("## Withheld")[0]
     assert "1929" not in conclusions_md and "1929" in markdown.split("## Withheld")[1]
+
+
+def test_a_supported_finding_the_repair_dropped_is_still_published(
+    sandbox_factory: Any, scripted_model: Any, config: Any, tmp_path: Path
+) -> None:
+    # Measured with the 1.5B model: the repair rewrote the draft with only the finding it was asked
+    # to fix, and the topic's one supported answer (reviewed "supported") was lost.
+    web = sandbox_factory(bridge_corpus())
+    bad = ("The Zarnow Bridge was completed on 4 May 1929.", r"The Zarnow Bridge was designed by [^.]*")
+    drafter = Drafter([DESIGNER, COMPLETED], bad=bad, repair_keeps_only_bad=True)
+    scripted_model.responder = drafter
+    report = run(web, config, tmp_path / "task", make_request(web))
+    assert isinstance(report, ResearchReport)
+    # the repaired draft holds only the still-unsupported finding: nothing left for a second review
+    assert drafter.script.purposes[-3:] == ["report", "review", "repair"]
+    assert [c.index for c in report.conclusions] == [1]
+    assert "Ilse Marrek" in report.conclusions[0].statement
+    [withheld] = report.withheld
+    assert withheld["statement"] == bad[0]
+    assert [row["status"] for row in report.coverage] == ["covered", "gap"]
+    _consistent(report)
 
 
 def test_quote_about_a_different_entity_is_rejected(
