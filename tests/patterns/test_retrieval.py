@@ -76,3 +76,20 @@ def test_bridge_candidates_are_names_the_question_does_not_name() -> None:
     family = ["Kasper Schmeichel is the son of Peter Schmeichel, and plays in the Premier League.",
               "Kasper Schmeichel Jr is a name he never used."]
     assert bridge_candidates(father, family, ["Kasper Schmeichel"], limit=3) == ["Peter Schmeichel", "Premier League"]
+
+
+def test_a_title_qualifier_the_question_names_ranks_first() -> None:
+    # Measured on the real wiki: "Alien (soundtrack)" and "Aliens (soundtrack)" were read for
+    # "Which film was released first, Alien or …" and "Alien (film)" (search rank 1) was not.
+    hits = [[{"url": "https://w.test/Alien_(soundtrack)", "title": "Alien (soundtrack)",
+              "snippet": "The iconic score to the film Alien was composed by Jerry Goldsmith"},
+             {"url": "https://w.test/Alien_(film)", "title": "Alien (film)",
+              "snippet": "Alien is a 1979 science-fiction horror film"},
+             {"url": "https://w.test/Aliens_(soundtrack)", "title": "Aliens (soundtrack)",
+              "snippet": "The score to the 1986 James Cameron film Aliens"}],
+            [{"url": "https://w.test/BBtS", "title": "Battle Beyond the Stars", "snippet": "a 1980 space opera film"}]]
+    question = "Which film was released first, Alien or Battle Beyond the Stars?"
+    order = rank_hits(question, hits, ["Alien", "Battle Beyond the Stars"])
+    assert order[:2] == ["https://w.test/Alien_(film)", "https://w.test/BBtS"]
+    # the qualifier the question names decides: "soundtrack" lifts the soundtrack's page
+    assert rank_hits("Who composed the Alien soundtrack?", hits[:1], ["Alien"])[0] == "https://w.test/Alien_(soundtrack)"

@@ -29,6 +29,7 @@ def _lead_in(name: str, text: str, width: int = 8) -> set[str]:
     return found
 
 
+_QUALIFIER = re.compile(r"\(([^()]*)\)")
 _DESCRIBED_HEAD = re.compile(r"\b([a-z][\w-]+)\s+(?:who|whom|whose|that|which|where)\b")
 
 
@@ -88,8 +89,10 @@ def rank_hits(question: str, results: Sequence[Sequence[Mapping[str, object]]], 
 
     The best hit of every query comes first (in query order) so each queried entity keeps a page;
     the remaining hits follow by score: BM25 of title + snippet against the question and
-    entities, plus 2.0 for a title naming an entity exactly (parenthetical qualifier ignored) and
-    1.0 for a title contained in the question.
+    entities, plus 2.0 for a title naming an entity exactly (parenthetical qualifier ignored),
+    1.0 for a title contained in the question and 1.5 for a title whose parenthetical qualifier
+    is a word of the question ("Alien (film)" for "Which film was released first, Alien or …",
+    before "Alien (soundtrack)": measured, the soundtrack pages were read and the film's was not).
 
     Args:
         question: the question as asked.
@@ -110,10 +113,14 @@ def rank_hits(question: str, results: Sequence[Sequence[Mapping[str, object]]], 
     scores = {r.index: r.score for r in bm25_rank(" ".join([question, *entities]), texts)}
     keys = {title_key(e) for e in entities}
     lower_question = normalize_text(question).lower()
+    asked = {w[:5] for w in terms(question)}
     bonus = []
     for _, _, hit in flat:
-        key = title_key(str(hit.get("title") or ""))
-        bonus.append((2.0 if key and key in keys else 0.0) + (1.0 if key and key in lower_question else 0.0))
+        title = str(hit.get("title") or "")
+        key = title_key(title)
+        qualifier = {w[:5] for part in _QUALIFIER.findall(title) for w in terms(part)}
+        bonus.append((2.0 if key and key in keys else 0.0) + (1.0 if key and key in lower_question else 0.0)
+                     + (1.5 if qualifier & asked else 0.0))
     order: list[str] = []
 
     def add(url: str) -> None:
