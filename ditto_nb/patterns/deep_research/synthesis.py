@@ -13,7 +13,8 @@ Order of the checks on every draft (the first and the repaired one):
 
 Rejected findings of the first draft, and a failed review, go to the one repair with their
 reasons; findings still rejected after it are dropped and listed as *withheld* (never
-published); a second failed review publishes only the findings it explicitly called supported. Coverage is then recomputed from what is published (:func:`published_coverage`).
+published); findings the first review passed stay published when the repaired draft leaves them
+out (the repair rewrites the whole draft); a second failed review publishes only the findings it explicitly called supported. Coverage is then recomputed from what is published (:func:`published_coverage`).
 """
 
 from __future__ import annotations
@@ -310,9 +311,9 @@ def synthesize(ask: Ask, request: ResearchRequest, plan: PlanDump, evidence: lis
                                                        if n not in vouched]
                 done["kept"] = [c for n, c in enumerate(done["kept"], 1) if n in vouched]
                 review["ok"] = False
-            # A finding the first review explicitly supported stands even if the repair (which
-            # rewrites the whole draft) dropped it: measured, the repair kept only the finding it
-            # was asked to fix and lost the topic's one supported answer.
+            # A finding the first review passed stands even if the repair (which rewrites the
+            # whole draft) dropped it: measured, the repair kept only the finding it was asked to
+            # fix and lost the topic's one supported answer.
             stated = {c["statement"] for c in [*done["kept"], *done["rejected"]]}  # judged again: that stands
             done["kept"] = [c for c in first["vouched"] if c["statement"] not in stated] + done["kept"]
             # Findings whose quote still does not verify are withheld with the reason, never published.
