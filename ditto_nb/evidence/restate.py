@@ -24,30 +24,20 @@ The caller publishes it through the same checks as any finding.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from ditto_nb.evidence.rank import terms
-from ditto_nb.evidence.support import META_WORDS, NOT_NAMES, STEM_CHARS, check_support, sentence_of
+from ditto_nb.evidence.support import META_WORDS, NOT_NAMES, WORD, check_support, sentence_of, stem
 from ditto_nb.text import normalize_text
 
 MIN_REST = 0.6
 """Least share of the statement's other content words (its absent names left out) in the sentence."""
 MIN_REST_WORDS = 2
 """Fewest such words the sentence must contain (a restatement must carry the statement's fact)."""
-_WORD = re.compile(r"[^\W_][\w'’-]*")
-
-
-def _stem(word: str) -> str:
-    """The support check's stem: lower-cased, a possessive ``'s`` dropped, 5-character prefix."""
-    word = word.lower().replace("’", "'")
-    return re.sub(r"'s$", "", word).strip("'-")[:STEM_CHARS]
-
-
 def _linked(absent: set[str], title: str, others: Sequence[str]) -> bool:
     """Whether one of ``others`` names every absent name stem and every word (3+ letters) of ``title``."""
-    wanted = absent | {_stem(w) for w in _WORD.findall(title) if len(w) > 2}
-    return bool(title.strip()) and any(wanted <= {_stem(w) for w in _WORD.findall(text)} for text in others)
+    wanted = absent | {stem(w) for w in WORD.findall(title) if len(w) > 2}
+    return bool(title.strip()) and any(wanted <= {stem(w) for w in WORD.findall(text)} for text in others)
 
 
 def restatement(statement: str, quote: str, *, paragraph: str = "", title: str = "",
@@ -71,21 +61,43 @@ def restatement(statement: str, quote: str, *, paragraph: str = "", title: str =
     if check.ok or any(not reason.startswith(("the quote does not name", "most of its words"))
                        for reason in check.reasons):
         return None
-    absent = {_stem(w) for w in check.absent if w[:1].isupper()}
+    absent = {stem(w) for w in check.absent if w[:1].isupper()}
     if not absent or not _linked(absent, title, others):
         return None  # not a names failure, or nothing links the description to this page
     sentence = sentence_of(paragraph, quote) if paragraph else normalize_text(quote)
     if not sentence or (paragraph and sentence not in normalize_text(paragraph)):
         return None
-    first = _WORD.match(sentence)
+    first = WORD.match(sentence)
     if first is None or not first.group(0)[:1].isupper() or first.group(0).lower() in NOT_NAMES:
         return None  # "She served as …" does not say whom it is about
-    rest = [w for w in dict.fromkeys(terms(statement)) if _stem(w) not in absent and w not in META_WORDS]
-    have = {_stem(w) for w in _WORD.findall(sentence)}
-    found = [w for w in rest if _stem(w) in have]
+    rest = [w for w in dict.fromkeys(terms(statement)) if stem(w) not in absent and w not in META_WORDS]
+    have = {stem(w) for w in WORD.findall(sentence)}
+    found = [w for w in rest if stem(w) in have]
     if len(found) < MIN_REST_WORDS or len(found) < MIN_REST * len(rest):
         return None
     return sentence
 
 
-__all__ = ["MIN_REST", "MIN_REST_WORDS", "restatement"]
+def restate_cited(statement: str, quote: str, cited: str,
+                  shown: Mapping[str, tuple[str, str]]) -> str | None:
+    """:func:`restatement` of a statement quoted from the shown item ``cited``, linked by the
+    other shown items (the form both patterns hold their evidence in).
+
+    Args:
+        statement: the finding or claim.
+        quote: its quote from item ``cited``.
+        cited: the key of the quoted item in ``shown``.
+        shown: ``{key: (title, paragraph text)}`` of every item shown to the model.
+
+    Returns:
+        The sentence (an exact substring of the cited paragraph), or None.
+    """
+    title, paragraph = shown.get(cited, ("", ""))
+    if not paragraph:
+        return None
+    others = [text for key, (_title, text) in shown.items() if key != cited]
+    restated = restatement(statement, quote, paragraph=paragraph, title=title, others=others)
+    return restated if restated is not None and restated in paragraph else None
+
+
+__all__ = ["MIN_REST", "MIN_REST_WORDS", "restate_cited", "restatement"]

@@ -44,7 +44,8 @@ MIN_COVERAGE = 0.5
 STEM_CHARS = 5
 """Characters of the prefix stem words are compared on."""
 _NUMBER = re.compile(r"\d[\d,.]*\d|\d")
-_TOKEN = re.compile(r"[^\W_][\w'’-]*")
+WORD = re.compile(r"[^\W_][\w'’-]*")
+"""A word token: letters or digits, with inner apostrophes and hyphens."""
 NOT_NAMES = frozenset(
     "the a an he she it they his her its their this that these those there in on at of for by with "
     "from to as and but or yes no not both also was were is are has had have after before during "
@@ -72,7 +73,9 @@ class SupportCheck:
     coverage: float
 
 
-def _stem(word: str) -> str:
+def stem(word: str) -> str:
+    """The words' comparison key: lower-cased, a possessive ``'s`` dropped, the first
+    :data:`STEM_CHARS` characters."""
     word = word.lower().replace("’", "'")
     word = re.sub(r"'s$", "", word).strip("'-")
     return word[:STEM_CHARS]
@@ -86,7 +89,7 @@ def _names(statement: str, skip_first: bool = True) -> list[str]:
     """Capitalized words, except the statement's first word (a sentence start is capitalized
     whatever it is; a name there is still counted by the content-word rule)."""
     names = []
-    for position, match in enumerate(_TOKEN.finditer(statement)):
+    for position, match in enumerate(WORD.finditer(statement)):
         word = match.group(0)
         if (position or not skip_first) and word[0].isupper() and word.lower() not in NOT_NAMES and not word[0].isdigit():
             names.append(word)
@@ -135,9 +138,9 @@ def check_support(statement: str, quote: str, *, paragraph: str = "", title: str
         A :class:`SupportCheck`.
     """
     text = " ".join([sentence_of(paragraph, quote) if paragraph else quote, quote])
-    text_stems = {_stem(w) for w in _TOKEN.findall(text)}
+    text_stems = {stem(w) for w in WORD.findall(text)}
     support = f"{text} {title}"
-    support_stems = text_stems | {_stem(w) for w in _TOKEN.findall(title)}
+    support_stems = text_stems | {stem(w) for w in WORD.findall(title)}
     support_numbers = _numbers(support)
     reasons: list[str] = []
     absent: list[str] = []
@@ -145,20 +148,20 @@ def check_support(statement: str, quote: str, *, paragraph: str = "", title: str
     if numbers:
         absent += numbers
         reasons.append(f"the quote does not state the number(s) {', '.join(numbers)}")
-    names = [n for n in dict.fromkeys(_names(statement, skip_first=sentence)) if _stem(n) not in support_stems]
+    names = [n for n in dict.fromkeys(_names(statement, skip_first=sentence)) if stem(n) not in support_stems]
     if names:
         absent += names
         reasons.append(f"the quote does not name {', '.join(names)}")
     words = [w for w in dict.fromkeys(terms(statement)) if not w.isdigit() and w not in META_WORDS]
     capitalized = {w.lower() for w in _names(statement, skip_first=False)}
-    found = [w for w in words if _stem(w) in (support_stems if w in capitalized else text_stems)]
+    found = [w for w in words if stem(w) in (support_stems if w in capitalized else text_stems)]
     coverage = len(found) / len(words) if words else 1.0
     if coverage < min_coverage:
         missing = [w for w in words if w not in found]
         absent += [w for w in missing if w not in {n.lower() for n in names}]
         reasons.append(f"most of its words are not in the quote ({len(found)} of {len(words)} found)")
-    title_stems = {_stem(w) for w in terms(title)}
-    if sentence and title_stems and words and all(_stem(w) in title_stems for w in words):
+    title_stems = {stem(w) for w in terms(title)}
+    if sentence and title_stems and words and all(stem(w) in title_stems for w in words):
         reasons.append(f"it only names its page's subject ({title}); a claim states a fact about it")
     if sentence and statement.rstrip().endswith("?"):
         reasons.append("it is a question; a claim states a fact from its quote")
@@ -191,7 +194,6 @@ def answer_in_quotes(answer: str, quotes: Sequence[str], *, min_coverage: float 
 
 
 _PARENTHETICAL = re.compile(r"\s*\([^()]*\)")
-_EXCERPT_WORD = re.compile(r"[^\W_][\w'’-]*")
 MIN_EXCERPT_WORDS = 4
 _PRONOUNS = frozenset("he she it they his her its their this these those there".split())
 """Fewest words of a claim that :func:`verbatim_excerpt` treats as an excerpt."""
@@ -216,8 +218,8 @@ def verbatim_excerpt(statement: str, quote: str) -> bool:
     Returns:
         True for an excerpt; a model reviewer's "not supported" cannot stand against it.
     """
-    claim = [w.lower() for w in _EXCERPT_WORD.findall(normalize_text(statement).rstrip(" …."))]
-    words = _EXCERPT_WORD.findall(_PARENTHETICAL.sub("", normalize_text(quote)))
+    claim = [w.lower() for w in WORD.findall(normalize_text(statement).rstrip(" …."))]
+    words = WORD.findall(_PARENTHETICAL.sub("", normalize_text(quote)))
     if len(claim) < MIN_EXCERPT_WORDS:
         return False
     lowered = [w.lower() for w in words]
@@ -242,5 +244,5 @@ def verbatim_excerpt(statement: str, quote: str) -> bool:
     return False
 
 
-__all__ = ["META_WORDS", "MIN_COVERAGE", "NOT_NAMES", "STEM_CHARS", "SupportCheck", "answer_in_quotes", "check_support", "verbatim_excerpt",
-           "sentence_of"]
+__all__ = ["META_WORDS", "MIN_COVERAGE", "NOT_NAMES", "STEM_CHARS", "WORD", "SupportCheck", "answer_in_quotes", "check_support", "verbatim_excerpt",
+           "sentence_of", "stem"]

@@ -27,7 +27,7 @@ from pydantic import BaseModel
 from typing_extensions import TypedDict
 
 from ditto_nb.evidence.quote_pick import quote_for
-from ditto_nb.evidence.restate import restatement
+from ditto_nb.evidence.restate import restate_cited
 from ditto_nb.evidence.support import check_support, verbatim_excerpt
 from ditto_nb.patterns.common.ledger import Plan
 from ditto_nb.patterns.common.records import EvidenceItem, FailureItem, JsonObject, OmittedItem, PromptEvidence
@@ -228,11 +228,9 @@ def complete_quotes(draft: DraftDump, selected: Sequence[EvidenceItem]) -> Draft
         if not str(finding.get("quote") or "").strip():
             cited = str(finding.get("chunk_id", "")).strip().strip("[]")
             finding["chunk_id"], finding["quote"] = quote_for(str(finding.get("statement", "")), cited, shown)
-        title, text = shown.get(str(finding.get("chunk_id", "")), ("", ""))
-        others = [t for key, (_title, t) in shown.items() if key != str(finding.get("chunk_id", ""))]
-        restated = restatement(str(finding.get("statement", "")), str(finding.get("quote", "")),
-                               paragraph=text, title=title, others=others) if text else None
-        if restated is not None and restated in text:
+        restated = restate_cited(str(finding.get("statement", "")), str(finding.get("quote", "")),
+                                 str(finding.get("chunk_id", "")), shown)
+        if restated is not None:
             # a two-hop statement naming its subject by a description: its quote's own sentence
             finding["statement"] = finding["quote"] = restated
         conclusions.append(finding)

@@ -27,7 +27,7 @@ from typing import Any, cast
 
 from ditto_nb.evidence import Chunk, QuoteCheck, QuoteLocation, crosscheck, verify_quote
 from ditto_nb.evidence.quote_pick import quote_for
-from ditto_nb.evidence.restate import restatement
+from ditto_nb.evidence.restate import restate_cited
 from ditto_nb.evidence.support import check_support, verbatim_excerpt
 from ditto_nb.patterns.common.records import QuoteLocation as LocationJson
 from ditto_nb.patterns.common.records import ChunkRecord, QuoteResult, WithheldClaim
@@ -126,10 +126,8 @@ def complete_draft(draft: AnswerOutput, labels: Mapping[str, str], chunks: Mappi
         chunk_id, quote = item.chunk_id, item.quote
         if not quote.strip():
             chunk_id, quote = quote_for(text, resolve_label(chunk_id, labels), shown, focus=answer)
-        title, paragraph = shown.get(chunk_id, ("", ""))
-        restated = restatement(text, quote, paragraph=paragraph, title=title,
-                               others=[t for cid, (_title, t) in shown.items() if cid != chunk_id]) if paragraph else None
-        if restated is not None and restated in paragraph:
+        restated = restate_cited(text, quote, chunk_id, shown)
+        if restated is not None:
             text = quote = restated  # a two-hop claim naming its subject by a description: the quote's sentence
         claims.append(item.model_copy(update={"claim": text, "chunk_id": chunk_id, "quote": quote}))
     return draft.model_copy(update={"claims": claims, "answer": answer})
