@@ -53,6 +53,7 @@ from ditto_nb.patterns.web_qa.stage_models import (
 from ditto_nb.patterns.web_qa import prompts, schemas
 from ditto_nb.patterns.common.retrieval import comparison_entities
 from ditto_nb.patterns.web_qa.comparison import decide_nationality, decide_order
+from ditto_nb.patterns.web_qa.kinds import decide_kind
 from ditto_nb.patterns.web_qa.sides import side_claims
 from ditto_nb.patterns.web_qa.answer_checks import answer_problems
 from ditto_nb.patterns.web_qa.hop import hop_stages, merge_hop, plan_hop
@@ -236,11 +237,12 @@ def _answer_issues(question: str, draft: schemas.AnswerOutput, claims: list[Clai
 def _decided(question: str, draft: schemas.AnswerOutput, claims: list[ClaimJson], compared: list[str],
              chunks: list[ChunkRecord]) -> tuple[schemas.AnswerOutput, list[ClaimJson], bool]:
     """The draft with the answer code decides a comparison for (:mod:`.comparison`: the side of an
-    ordering comparison, yes/no of a nationality one), its claims (with the deciding sentence of a
+    ordering comparison, yes/no of a nationality one or of a kind, :mod:`.kinds`), its claims (with the deciding sentence of a
     side the draft left without one, :mod:`.sides`) and whether code decided; the model's answer
     and claims stand when the verified claims decide nothing."""
     every = [*claims, *side_claims(question, compared, claims, chunks)]
-    winner = decide_order(question, compared, every) or decide_nationality(question, compared, every)
+    winner = (decide_order(question, compared, every) or decide_nationality(question, compared, every)
+              or decide_kind(question, compared, every))
     if winner is None:
         return draft, claims, False
     text = winner.capitalize() if winner in ("yes", "no") else winner

@@ -3,10 +3,11 @@
 The 1.5B model often writes a claim for one side of a comparison only ("The Robins Center is a
 7,201-seat … arena" and nothing on Case Gym, whose page was shown to it; measured on a real wiki,
 issue 13), and the answer then cannot be decided or published. For a comparison code can decide
-(:mod:`ditto_nb.patterns.web_qa.comparison`: an order, or nationality), a side without a claim
+(:mod:`ditto_nb.patterns.web_qa.comparison`: an order, or nationality; :mod:`.kinds`: a kind), a side without a claim
 about it gets one claim made by code: the first sentence of that side's shown chunk (its page:
 title, else a chunk naming it and not the other side) that states a value of the asked kind — a
-year (``earlier``/``later``), a number (``more``/``fewer``) or a nationality word. The claim's text
+year (``earlier``/``later``), a number (``more``/``fewer``), a defining ``is a …`` clause (a
+kind) or a nationality word. The claim's text
 *is* its quote (a verbatim excerpt, verified as exact text of the chunk like any quote), so it
 states nothing its quote does not; its verification says it was added by code.
 """
@@ -20,17 +21,20 @@ from ditto_nb.patterns.common.records import ChunkRecord
 from ditto_nb.patterns.common.retrieval import names_entity, title_key
 from ditto_nb.patterns.web_qa.comparison import YEAR, about, demonym_pattern, numbers, order_of
 from ditto_nb.patterns.web_qa.evaluate import chunk_citation
+from ditto_nb.patterns.web_qa.kinds import DEFINING, asked_kind
 from ditto_nb.patterns.web_qa.stage_models import ClaimJson
 from ditto_nb.text import normalize_text, split_sentences
 
 
-def _asked(question: str) -> str | None:
-    """``year``, ``number`` or ``nationality``: the value kind a comparison is decided by."""
+def _asked(question: str, compared: Sequence[str]) -> str | None:
+    """``year``, ``number``, ``kind`` or ``nationality``: the value a comparison is decided by."""
     order = order_of(question)
     if order in ("earlier", "later"):
         return "year"
     if order in ("more", "fewer"):
         return "number"
+    if asked_kind(question, compared):
+        return "kind"
     text = normalize_text(question)
     if re.search(r"\bsame (nationality|country)\b", text, re.I) or re.search(r"\bboth\b", text, re.I):
         return "nationality"
@@ -42,6 +46,8 @@ def _states(sentence: str, kind: str) -> bool:
         return YEAR.search(sentence) is not None
     if kind == "number":
         return bool(numbers(sentence))
+    if kind == "kind":
+        return DEFINING.search(sentence) is not None
     return demonym_pattern().search(sentence) is not None
 
 
@@ -68,7 +74,7 @@ def side_claims(question: str, compared: Sequence[str], claims: Sequence[ClaimJs
         One claim per side without one whose page states a value of the asked kind; ``[]`` when the
         question is not a comparison code decides.
     """
-    kind = _asked(question) if len(compared) == 2 else None
+    kind = _asked(question, compared) if len(compared) == 2 else None
     if kind is None:
         return []
     added: list[ClaimJson] = []

@@ -95,11 +95,11 @@ YOUNGER = "Tor Vennick (born 4 June 1945) is a Norwegian architect known for woo
 
 
 async def run_architects(tmp_path: Path, sandbox_factory: Any, config: Any, scripted_model: Any, script: Script,
-                         question: str, max_queries: int = 2, max_pages: int = 4) -> Any:
+                         question: str, max_queries: int = 2, max_pages: int = 4, younger: str = YOUNGER) -> Any:
     """One task over a wiki of the two architects' pages (Mara Quell older, Tor Vennick younger)."""
     wiki: SandboxWeb = sandbox_factory([
         {"url": wiki_url("Mara Quell"), "title": "Mara Quell", "paragraphs": [OLDER]},
-        {"url": wiki_url("Tor Vennick"), "title": "Tor Vennick", "paragraphs": [YOUNGER]},
+        {"url": wiki_url("Tor Vennick"), "title": "Tor Vennick", "paragraphs": [younger]},
     ])
     scripted_model.responder = script
     request = make_request(wiki, question=question, max_queries=max_queries, max_pages=max_pages)

@@ -101,7 +101,7 @@ async def test_second_hop_follows_the_selection_lookup(tmp_path: Path, wiki: San
 async def test_comparison_queries_each_entity_and_needs_both_sides(
     tmp_path: Path, wiki: SandboxWeb, config, scripted_model
 ) -> None:
-    # "both architects" is no comparison code decides (nationality or an order): the repair must
+    # "both work as architects" is no comparison code decides (an order, nationality or a kind): the repair must
     # add the missing side (test_comparison.py covers the sides code completes)
     one_side = lambda c: {"status": "answered", "answer": "Yes", "claims": [  # noqa: E731
         claim_for(c, "Mara Quell (born 12 March 1931) is a Danish architect.", "Mara Quell is a Danish architect.")]}
@@ -111,7 +111,7 @@ async def test_comparison_queries_each_entity_and_needs_both_sides(
                   "Tor Vennick is a Norwegian architect.")]}
     recorder = Recorder(Script(queries=["Mara Quell Tor Vennick nationality"], answer=one_side, repair=both))
     scripted_model.responder = recorder
-    request = make_request(wiki, question="Were Mara Quell and Tor Vennick both architects?",
+    request = make_request(wiki, question="Did Mara Quell and Tor Vennick both work as architects?",
                            max_queries=2, max_pages=4)
     report = await run_once(tmp_path / "t", request, config, setup(wiki), scripted_model)
     assert report.queries == ["Mara Quell", "Tor Vennick"]
