@@ -84,6 +84,13 @@ def bridge_candidates(question: str, texts: Sequence[str], known: Sequence[str],
     return sorted(counts, key=lambda n: (-len(heads & _stems(n)), -context[n], -counts[n], first[n]))[:limit]
 
 
+def qualifier_asked(title: str, question: str) -> bool:
+    """Whether a word of the title's parenthetical qualifier is a word of the question (5-letter
+    prefixes): ``Alien (film)`` for "Which film was released first, Alien or …"."""
+    qualifier = {w[:5] for part in _QUALIFIER.findall(title) for w in terms(part)}
+    return bool(qualifier & {w[:5] for w in terms(question)})
+
+
 def rank_hits(question: str, results: Sequence[Sequence[Mapping[str, object]]], entities: Sequence[str]) -> list[str]:
     """Order the URLs of search hits by relevance to the question (not by query order).
 
@@ -113,14 +120,12 @@ def rank_hits(question: str, results: Sequence[Sequence[Mapping[str, object]]], 
     scores = {r.index: r.score for r in bm25_rank(" ".join([question, *entities]), texts)}
     keys = {title_key(e) for e in entities}
     lower_question = normalize_text(question).lower()
-    asked = {w[:5] for w in terms(question)}
     bonus = []
     for _, _, hit in flat:
         title = str(hit.get("title") or "")
         key = title_key(title)
-        qualifier = {w[:5] for part in _QUALIFIER.findall(title) for w in terms(part)}
         bonus.append((2.0 if key and key in keys else 0.0) + (1.0 if key and key in lower_question else 0.0)
-                     + (1.5 if qualifier & asked else 0.0))
+                     + (1.5 if qualifier_asked(title, question) else 0.0))
     order: list[str] = []
 
     def add(url: str) -> None:
@@ -144,4 +149,4 @@ def rank_hits(question: str, results: Sequence[Sequence[Mapping[str, object]]], 
     return order
 
 
-__all__ = ["bridge_candidates", "described_heads", "rank_hits"]
+__all__ = ["bridge_candidates", "described_heads", "qualifier_asked", "rank_hits"]

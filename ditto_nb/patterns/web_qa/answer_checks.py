@@ -23,6 +23,14 @@ disagree), never a wrong published answer:
   the first step only (measured on a real wiki: "Shirley Temple" for her government position,
   "University of Kansas" for its fight song). ``What is the name of the woman who …`` asks for the
   entity, and is not checked.
+- **Not the excluded one** (:func:`excluded_entity`): "Which other Mexican driver … *besides* the
+  Force India driver born in 1990?" asks for someone else; an answer that is the excluded entity
+  (named by it, or stated by a quote sentence that also states the phrase's names) is a problem
+  (measured on a real wiki: "Sergio Pérez", and "The Apple Remote was …" for "Aside from the
+  Apple Remote, what other device …").
+- **The years' own name** (:func:`tied_elsewhere`): when the question states years and the
+  answer's quote ties them to another name ("… Conference-North from 1979 to 1988 and the North
+  Atlantic Conference from 1988 to 1996" for "known as what from 1988 to 1996"), that is a problem.
 - **Not a repeat of the question**: an answer whose every content word is already in the
   question (``New York City`` for "… based in what New York city?", the subject's own name) gives
   nothing the question did not; a comparison's choice (``X or Y``) and yes/no are exempt.
@@ -38,6 +46,7 @@ from collections.abc import Sequence
 from ditto_nb.evidence.rank import STOP_WORDS
 from ditto_nb.evidence.support import answer_in_quotes
 from ditto_nb.patterns.common.retrieval import names_entity, title_key
+from ditto_nb.patterns.web_qa.comparison import YEAR
 from ditto_nb.patterns.web_qa.stage_models import ClaimJson
 from ditto_nb.text import normalize_text
 
@@ -88,6 +97,105 @@ def described_bridge(question: str, answer: str, bridges: Sequence[str]) -> str 
         return None
     key = title_key(answer).strip(" .")
     return next((b for b in bridges if key and title_key(b) == key), None)
+
+
+_EXCLUDING = re.compile(r"\b(?:besides|aside from|apart from|other than|except(?: for)?)\s+([^,?;]+)", re.I)
+_MARK = re.compile(r"(?<![\w'])(?:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*|\d[\d,.]*\d|\d)")
+
+
+def excluded_entity(question: str, answer: str, claims: Sequence[ClaimJson]) -> str | None:
+    """The entity a ``besides``/``aside from``/``other than`` question excludes, when the answer is it.
+
+    Args:
+        question: the question as asked ("Which other Mexican driver … besides the Force India
+            driver born in 1990?").
+        answer: the draft's short answer.
+        claims: the verified claims (report JSON: ``claim`` and ``citations`` with ``quote``).
+
+    Returns:
+        The excluded phrase as the question writes it when the answer names it ("Aside from the
+        Apple Remote" answered "The Apple Remote …"), or when a quote sentence naming the answer
+        also states every name of the phrase (else, with no names, every number): "Sergio Pérez
+        … currently races with Sahara Force India" for "the Force India driver". Else None.
+    """
+    found = _EXCLUDING.search(normalize_text(question))
+    if found is None:
+        return None
+    phrase = found.group(1).strip()
+    bare = re.sub(r"^(?:the|a|an)\s+", "", phrase, flags=re.I)
+    if names_entity(normalize_text(answer), bare):
+        return phrase
+    marks = [m.group(0) for m in _MARK.finditer(bare)]
+    names = [m for m in marks if not m[0].isdigit()] or marks
+    key = title_key(answer).strip(" .")
+    if not names or not key:
+        return None
+    for claim in claims:
+        for citation in claim.get("citations") or []:
+            for sentence in re.split(r"(?<=[.!?])\s+", normalize_text(str(citation.get("quote", "")))):
+                if names_entity(sentence, key) and all(n.lower() in sentence.lower() for n in names):
+                    return phrase
+    return None
+
+
+_NAME_SPAN = re.compile(r"(?<![\w'])[A-Z][\w'-]*(?:\s+(?:of\s+(?:the\s+)?|the\s+)?[A-Z][\w'-]*)*")
+
+
+def tied_elsewhere(question: str, answer: str, claims: Sequence[ClaimJson]) -> str | None:
+    """The name a quote ties the question's years to, when that is not the answer.
+
+    "… formerly known as what from 1988 to 1996?" answered "Eastern College Athletic
+    Conference-North" from the quote "… known as the Eastern College Athletic Conference-North from
+    1979 to 1988 and the North Atlantic Conference from 1988 to 1996" (measured on a real wiki):
+    in a quote sentence holding the answer and every year of the question, a capitalized name
+    (not the answer, not a name of the question) standing between the answer and the shortest
+    span holding those years (the nearest of equal ones) is what the years qualify.
+
+    Args:
+        question: the question as asked.
+        answer: the draft's short answer.
+        claims: the verified claims (report JSON: ``citations`` with ``quote``).
+
+    Returns:
+        The name between (``North Atlantic Conference``), or None when the question states no
+        year, no quote sentence holds the answer and its years, or nothing stands between.
+    """
+    years = [m.group(1) for m in YEAR.finditer(normalize_text(question))]
+    key = normalize_text(answer).strip(" .").lower()
+    if not years or len(key) < 2:
+        return None
+    asked = normalize_text(question).lower()
+    for claim in claims:
+        for citation in claim.get("citations") or []:
+            for sentence in re.split(r"(?<=[.!?])\s+", normalize_text(str(citation.get("quote", "")))):
+                at = sentence.lower().find(key)
+                if at < 0 or not all(y in sentence for y in years):
+                    continue
+                end = at + len(key)
+                spans = [_year_window(sentence, years, start) for start in range(len(sentence))]
+                windows = sorted({w for w in spans if w is not None},
+                                 key=lambda w: (w[1] - w[0], min(abs(w[0] - end), abs(at - w[1]))))
+                if not windows:
+                    continue
+                lo, hi = (end, windows[0][0]) if windows[0][0] >= end else (windows[0][1], at)
+                between = [m.group(0) for m in _NAME_SPAN.finditer(sentence[lo:hi])
+                           if m.group(0).lower() not in asked and m.group(0).lower() not in key]
+                if between:
+                    return between[-1] if lo == end else between[0]
+    return None
+
+
+def _year_window(sentence: str, years: Sequence[str], start: int) -> tuple[int, int] | None:
+    """The shortest span from ``start`` (where a year begins) holding every year, or None."""
+    if not any(sentence.startswith(y, start) for y in years):
+        return None
+    ends = []
+    for y in years:
+        found = sentence.find(y, start)
+        if found < 0:
+            return None
+        ends.append(found + len(y))
+    return start, max(ends)
 
 
 def _content_words(text: str) -> list[str]:
@@ -173,6 +281,14 @@ def answer_problems(question: str, answer: str, status: str, claims: Sequence[Cl
     if bridge:
         problems.append(f"answer: {bridge} is the in-between entity the question describes; the question asks for "
                         f"a fact about {bridge} — answer with that fact, from a chunk that states it")
+    elsewhere = tied_elsewhere(question, text, claims)
+    if elsewhere:
+        problems.append(f"answer: its quote ties the question's years to {elsewhere}, not to the answer; answer with "
+                        f"the name the quote gives for those years")
+    excluded = excluded_entity(question, answer, claims)
+    if excluded:
+        problems.append(f"answer: it is {excluded}, which the question excludes; answer with the other one it asks "
+                        f"for, from a chunk that states it")
     if not compared and not is_yes_no(text) and repeats_question(question, text):
         problems.append("answer: it only repeats words of the question; answer with the asked fact, copied from a quote")
     if not fits:
@@ -180,4 +296,5 @@ def answer_problems(question: str, answer: str, status: str, claims: Sequence[Cl
     return problems
 
 
-__all__ = ["YES_NO", "answer_problems", "carried", "described_bridge", "expected_kind", "is_yes_no", "repeats_question"]
+__all__ = ["YES_NO", "answer_problems", "carried", "described_bridge", "excluded_entity", "expected_kind", "is_yes_no",
+           "repeats_question", "tied_elsewhere"]

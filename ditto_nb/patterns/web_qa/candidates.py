@@ -10,7 +10,7 @@ from typing import cast
 
 from ditto_nb.evidence import Chunk, bm25_rank, chunks_from_page, dedupe_mirrors
 from ditto_nb.patterns.common.records import ChunkRecord, OmittedItem, PageRecord
-from ditto_nb.patterns.common.relevance import rank_hits
+from ditto_nb.patterns.common.relevance import qualifier_asked, rank_hits
 from ditto_nb.patterns.common.retrieval import comparison_entities, names_entity, question_entities, title_key
 from ditto_nb.patterns.web_qa.stage_models import SearchedJson
 from ditto_nb.patterns.web_qa.request import WebQaRequest
@@ -115,11 +115,13 @@ def candidate_chunks(question: str, queries: list[str], pages: list[PageRecord])
     return rank_candidates(question, queries, pages)[0]
 
 
-def _names_entity(chunk: ChunkRecord, entity: str) -> int:
-    """2 when the chunk's page title is the entity, 1 when its text has all of the entity's words
-    (of more than 2 letters), else 0."""
-    if title_key(str(chunk.get("title") or "")) == title_key(entity):
-        return 2
+def _names_entity(chunk: ChunkRecord, entity: str, question: str) -> int:
+    """3 when the chunk's page title is the entity with a qualifier the question asks for
+    (``Alien (film)``), 2 when its title is the entity (``Alien (soundtrack)``), 1 when its text
+    has all of the entity's words (of more than 2 letters), else 0."""
+    title = str(chunk.get("title") or "")
+    if title_key(title) == title_key(entity):
+        return 3 if qualifier_asked(title, question) else 2
     return 1 if names_entity(f'{chunk.get("title") or ""} {chunk.get("text", "")}', entity) else 0
 
 
@@ -130,7 +132,8 @@ def compared_sides(question: str, candidates: Sequence[ChunkRecord], chosen: Seq
     (measured on a real wiki: "Were Shirley Temple and Janet Waldo both American?" selected two
     Janet Waldo chunks); the answer then cannot quote both sides. For each compared entity
     (:func:`~ditto_nb.patterns.common.retrieval.comparison_entities`) that no chosen chunk names,
-    the best-ranked candidate from the entity's own page (title match) is added, else the
+    the best-ranked candidate from the entity's own page (title match; a title whose qualifier the
+    question asks for, ``Alien (film)``, before ``Alien (soundtrack)``) is added, else the
     best-ranked candidate whose text names it; a chosen chunk covers the entity when it names it
     as well (its own page when one is among the candidates). Not a comparison question: ``[]``.
 
@@ -145,10 +148,11 @@ def compared_sides(question: str, candidates: Sequence[ChunkRecord], chosen: Seq
     by_id = {str(c["chunk_id"]): c for c in candidates}
     added: list[str] = []
     for entity in comparison_entities(question):
-        scored = [(_names_entity(c, entity), -i, str(c["chunk_id"])) for i, c in enumerate(candidates)]
+        scored = [(_names_entity(c, entity, question), -i, str(c["chunk_id"])) for i, c in enumerate(candidates)]
         best = max(scored, default=(0, 0, ""))
         # covered: a chosen chunk names the entity as well as the best candidate does
-        if not best[0] or any(_names_entity(by_id[cid], entity) >= best[0] for cid in [*chosen, *added] if cid in by_id):
+        if not best[0] or any(_names_entity(by_id[cid], entity, question) >= best[0]
+                              for cid in [*chosen, *added] if cid in by_id):
             continue
         added.append(best[2])
     return added

@@ -69,6 +69,22 @@ def test_seats_compare_numbers_not_years() -> None:
     assert decide_order("Which arena has fewer seats, the Robins Center or Case Gym?", sides, [case, robins]) == "Case Gym"
 
 
+def test_a_plural_title_is_not_the_side() -> None:
+    # seen on the real wiki: "Aliens (soundtrack)" (1986) was read as "Alien" (1979)
+    from ditto_nb.patterns.web_qa.comparison import about
+
+    aliens = claim("The score to the 1986 film Aliens was composed by James Horner.",
+                   "The score to the 1986 film Aliens was composed by James Horner.", "Aliens (soundtrack)")
+    alien = claim("Alien is a 1979 film.", "Alien is a 1979 science fiction horror film.", "Alien (film)")
+    battle = claim("Battle Beyond the Stars is a 1980 film.", "Battle Beyond the Stars is a 1980 film.",
+                   "Battle Beyond the Stars")
+    sides = ["Alien", "Battle Beyond the Stars"]
+    assert not about(aliens, *sides) and about(alien, *sides)
+    question = "Which film was released first, Alien or Battle Beyond the Stars?"
+    assert decide_order(question, sides, [aliens, battle]) is None
+    assert decide_order(question, sides, [aliens, alien, battle]) == "Alien"
+
+
 def test_disagreeing_values_or_a_claim_naming_both_sides_decide_nothing() -> None:
     question = "Who was born first, Annie Morton or Terry Richardson?"
     sides = ["Annie Morton", "Terry Richardson"]

@@ -197,6 +197,20 @@ def test_a_comparison_selection_missing_one_side_gets_that_sides_chunk() -> None
     assert compared_sides(question, candidates[:3], ["w1"]) == ["k1"]  # no page of hers: a mention
 
 
+def test_a_compared_sides_page_with_the_asked_qualifier_beats_another_page_of_that_name() -> None:
+    # seen on the real wiki: "Alien (soundtrack)" was selected and "Alien (film)" left out
+    def chunk(cid: str, title: str, text: str) -> Any:
+        return {"chunk_id": cid, "title": title, "text": text, "origin": "https://wiki.test"}
+
+    candidates = [chunk("b1", "Battle Beyond the Stars", "Battle Beyond the Stars is a 1980 film."),
+                  chunk("s1", "Alien (soundtrack)", "Alien is the soundtrack to the 1979 film."),
+                  chunk("f1", "Alien (film)", "Alien is a 1979 science fiction horror film.")]
+    question = "Which film was released first, Alien or Battle Beyond the Stars?"
+    assert compared_sides(question, candidates, ["b1", "s1"]) == ["f1"]
+    assert compared_sides(question, candidates, ["b1", "f1"]) == []
+    assert compared_sides("Which album came first, Alien or Battle Beyond the Stars?", candidates, ["b1", "s1"]) == []
+
+
 def test_an_answer_that_is_the_described_bridge_entity_is_a_problem() -> None:
     # seen on the real wiki: "Shirley Temple" answered her government position
     position = "What government position was held by the woman who portrayed Corliss Archer in the film Kiss and Tell?"
@@ -288,3 +302,43 @@ def test_an_answer_that_repeats_the_question_is_a_problem() -> None:
              "citations": [{"quote": "Annie Morton (born 1970) is an American model.", "title": "Annie Morton"}]}]
     assert answer_problems(older, "Terry Richardson", "answered", born,
                            compared=["Annie Morton", "Terry Richardson"]) == []
+
+
+def test_an_answer_that_is_the_excluded_entity_is_a_problem() -> None:
+    from ditto_nb.patterns.web_qa.answer_checks import excluded_entity
+
+    # seen on the real wiki: the excluded driver, and a sentence about the excluded remote
+    podium = "Which other Mexican Formula One driver has held the podium besides the Force India driver born in 1990?"
+    perez = [{"claim": "Sergio Pérez races with Force India.", "citations": [{"quote": (
+        "Pedro Rodríguez won two Grands Prix. Sergio Pérez, the only other Mexican to finish on the podium, "
+        "currently races with Sahara Force India F1 Team."), "title": "Formula One drivers from Mexico"}]}]
+    assert excluded_entity(podium, "Sergio Pérez", perez) == "the Force India driver born in 1990"
+    assert excluded_entity(podium, "Pedro Rodríguez", perez) is None  # his sentence does not state Force India
+    remote = "Aside from the Apple Remote, what other device can control the program Apple Remote was designed for?"
+    assert excluded_entity(remote, "The Apple Remote was designed for Front Row.", []) == "the Apple Remote"
+    assert excluded_entity(remote, "keyboard function keys", []) is None
+    assert excluded_entity("Which Mexican driver won in 1990?", "Sergio Pérez", perez) is None  # nothing excluded
+    problems = answer_problems(podium, "Sergio Pérez", "answered", perez)
+    assert any("which the question excludes" in p for p in problems)
+
+
+def test_an_answer_whose_quote_ties_the_questions_years_to_another_name_is_a_problem() -> None:
+    from ditto_nb.patterns.web_qa.answer_checks import tied_elsewhere
+
+    # seen on the real wiki: the conference's earlier name, for the years of its later one
+    question = "The Vermont Catamounts currently compete in a conference that was formerly known as what from 1988 to 1996?"
+    conference = [{"claim": "x", "citations": [{"quote": (
+        "The conference was known as the Eastern College Athletic Conference-North from 1979 to 1988 and the "
+        "North Atlantic Conference from 1988 to 1996.")}]}]
+    assert tied_elsewhere(question, "Eastern College Athletic Conference-North", conference) == "North Atlantic Conference"
+    assert tied_elsewhere(question, "the North Atlantic Conference", conference) is None
+    voted = [{"claim": "x", "citations": [{"quote": (
+        "He was voted the World's Best Goalkeeper in 1992 and Danish Player of the Year in 1993.")}]}]
+    assert tied_elsewhere("What was he voted in 1993?", "World's Best Goalkeeper", voted) == "Danish Player of the Year"
+    assert tied_elsewhere("What was he voted in 1992?", "World's Best Goalkeeper", voted) is None
+    # a name of the question standing between is no other name; no year asked: nothing checked
+    iffhs = [{"claim": "x", "citations": [{"quote": "In 1992, the IFFHS voted him the World's Best Goalkeeper."}]}]
+    assert tied_elsewhere("What did the IFFHS vote him in 1992?", "World's Best Goalkeeper", iffhs) is None
+    assert tied_elsewhere("What was he voted?", "World's Best Goalkeeper", voted) is None
+    problems = answer_problems(question, "Eastern College Athletic Conference-North", "answered", conference)
+    assert any("ties the question's years to North Atlantic Conference" in p for p in problems)
