@@ -77,6 +77,16 @@ def test_bridge_candidates_are_names_the_question_does_not_name() -> None:
               "Kasper Schmeichel Jr is a name he never used."]
     assert bridge_candidates(father, family, ["Kasper Schmeichel"], limit=3) == ["Peter Schmeichel", "Premier League"]
 
+    # seen on the real wiki: the father was hidden by the subject's full name in another sentence,
+    # and spans joined by "and" were read as one name; a family question's relative comes first
+    page = ["Kasper Peter Schmeichel is a Danish goalkeeper for Premier League club Leicester City and the "
+            "Denmark national team. He is the son of former Manchester United and Danish goalkeeper Peter Schmeichel."]
+    assert bridge_candidates(father, page, ["Kasper Schmeichel"], limit=2) == ["Peter Schmeichel", "Manchester United"]
+    studio = ["Mara Quell is a Danish architect who worked with Tor Vennick at Lakeside Studio. "
+              "She is the daughter of the painter Aksel Brandt."]
+    assert bridge_candidates("What was the father of Mara Quell awarded in 1990?", studio, ["Mara Quell"], limit=1) == ["Aksel Brandt"]
+    assert bridge_candidates("What was Mara Quell awarded in 1990?", studio, ["Mara Quell"], limit=1) == ["Tor Vennick"]
+
 
 def test_a_title_qualifier_the_question_names_ranks_first() -> None:
     # Measured on the real wiki: "Alien (soundtrack)" and "Aliens (soundtrack)" were read for

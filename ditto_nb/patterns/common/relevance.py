@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 
 from ditto_nb.evidence.rank import bm25_rank, terms
 from ditto_nb.patterns.common.retrieval import question_entities, title_key
-from ditto_nb.text import normalize_text
+from ditto_nb.text import normalize_text, split_sentences
 
 
 def _stems(text: str) -> set[str]:
@@ -29,6 +29,12 @@ def _lead_in(name: str, text: str, width: int = 8) -> set[str]:
     return found
 
 
+KINSHIP = frozenset(
+    "father mother parent son daughter child children brother sister sibling wife husband spouse uncle aunt "
+    "nephew niece grandfather grandmother grandson granddaughter cousin".split()
+)
+"""Family words: a question naming one ("the father of X") asks for a relative, and a page names
+one by the inverse word ("He is the son of … Peter Schmeichel")."""
 _QUALIFIER = re.compile(r"\(([^()]*)\)")
 _DESCRIBED_HEAD = re.compile(r"\b([a-z][\w-]+)\s+(?:who|whom|whose|that|which|where)\b")
 
@@ -52,7 +58,10 @@ def bridge_candidates(question: str, texts: Sequence[str], known: Sequence[str],
     stand in the eight words before a mention (``the director of X`` → ``directed by Adriana
     Trigiani``), then by how many texts mention them, then by first appearance. A name that
     contains the noun the question describes (``America East Conference`` for "a conference that
-    was formerly known as what") comes first: it names the described entity.
+    was formerly known as what") comes first: it names the described entity. For a question with
+    a family word (:data:`KINSHIP`: "the father of Kasper Schmeichel"), a relative comes next: a
+    name with a family word in the eight words before it ("the son of … Peter Schmeichel") or
+    sharing a question entity's last name.
 
     Args:
         question: the question as asked.
@@ -72,7 +81,7 @@ def bridge_candidates(question: str, texts: Sequence[str], known: Sequence[str],
     context: dict[str, int] = {}
     first: dict[str, tuple[int, int]] = {}
     for number, text in enumerate(texts):
-        for name in dict.fromkeys(question_entities(text)):
+        for name in _evidence_names(text):
             words = [w for w in title_key(name).split() if len(w) > 2]
             if len(name.split()) < 2 or not words or any(ch.isdigit() for ch in name) \
                     or any(set(words) <= known_words or known_words <= set(words) for known_words in named):
@@ -81,7 +90,40 @@ def bridge_candidates(question: str, texts: Sequence[str], known: Sequence[str],
             context[name] = max(context.get(name, 0), len(asked & _lead_in(name, text)))
             first.setdefault(name, (number, text.find(name)))
     heads = described_heads(question)
-    return sorted(counts, key=lambda n: (-len(heads & _stems(n)), -context[n], -counts[n], first[n]))[:limit]
+    kin_asked = bool(KINSHIP & set(re.findall(r"[a-z]+", question.lower())))
+    surnames = {title_key(e).split()[-1] for e in entities if len(e.split()) > 1}
+
+    def kin(name: str) -> int:
+        """1 when a family question's candidate is a relative: a family word before it, or it
+        shares a question entity's last name."""
+        if not kin_asked:
+            return 0
+        before = {w for text in texts for w in _words_before(name, text)}
+        return int(bool(KINSHIP & before) or title_key(name).split()[-1] in surnames)
+
+    return sorted(counts, key=lambda n: (-len(heads & _stems(n)), -kin(n), -context[n], -counts[n], first[n]))[:limit]
+
+
+def _evidence_names(text: str) -> list[str]:
+    """Distinct capitalized names of an evidence text: the spans of
+    :func:`~ditto_nb.patterns.common.retrieval.question_entities` read sentence by sentence (so
+    "Peter Schmeichel" in one sentence is not hidden by "Kasper Peter Schmeichel" in another), a
+    span joined by ``and`` split into its parts ("Manchester United and Danish")."""
+    names: list[str] = []
+    for sentence in split_sentences(normalize_text(text)):
+        for span in question_entities(sentence):
+            names += [part for part in re.split(r"\s+and\s+(?:the\s+)?", span) if part]
+    return list(dict.fromkeys(names))
+
+
+def _words_before(name: str, text: str, width: int = 8) -> set[str]:
+    """Lower-case words (unstemmed) of the ``width`` words before each mention of ``name``."""
+    found: set[str] = set()
+    start = text.find(name)
+    while start >= 0:
+        found |= set(re.findall(r"[a-z]+", " ".join(text[:start].split()[-width:]).lower()))
+        start = text.find(name, start + 1)
+    return found
 
 
 def qualifier_asked(title: str, question: str) -> bool:
