@@ -86,14 +86,17 @@ def decide_status(hint: str, valid_claims: int, has_conflict: bool) -> str:
     return "answered"
 
 
-_HEADER = re.compile(r"^\s*(?:\[C\d+\]\s*)?\((?:[^()]|\([^()]*\))* - https?://[^()\s]+\)\s*")
+_HEADER = re.compile(r"^\s*(?:\[C\d+\]\s*)?\(?(?:[^()]|\([^()]*\))* - https?://[^()\s]+\)\s*")
 
 
 def strip_header(quote: str) -> str:
     """Remove a copied chunk header (``[C1] (title - https://origin)``) from the start of a quote.
 
-    Small models sometimes copy the whole evidence line; the header is our rendering, not page
-    text. Only this exact header shape is removed; the rest must still be exact paragraph text.
+    Small models sometimes copy the whole evidence line, in quotes and claims alike, at times
+    without its opening parenthesis ("Winner (band) - https://wiki.test:43597) Winner is …",
+    measured on a real wiki: the port then failed the claim's number check); the header is our
+    rendering, not page text. Only this header shape is removed; the rest must still be exact
+    paragraph text.
     """
     return _HEADER.sub("", quote, count=1)
 
@@ -107,7 +110,8 @@ def complete_draft(draft: AnswerOutput, labels: Mapping[str, str], chunks: Mappi
     cited chunk names none of the names another shown chunk names is quoted from that chunk
     (:func:`ditto_nb.evidence.quote_pick.best_source`: small models swap labels). A claim that
     names its subject by a description its quote does not name becomes the quote's sentence
-    (:func:`ditto_nb.evidence.restate.restatement`). A quote the model did write is kept as
+    (:func:`ditto_nb.evidence.restate.restatement`). A chunk header copied into a claim is removed
+    (:func:`strip_header`). A quote the model did write is kept as
     written, with its chunk (and verified like any other).
 
     Args:
@@ -122,7 +126,7 @@ def complete_draft(draft: AnswerOutput, labels: Mapping[str, str], chunks: Mappi
     shown = {cid: (str(c.get("title") or ""), str(c.get("text", ""))) for cid, c in chunks.items()}
     claims: list[ClaimItem] = []
     for item in draft.claims:
-        text = uncut(item.claim, CLAIM_CHARS)  # the grammar's cap cuts mid-word
+        text = strip_header(uncut(item.claim, CLAIM_CHARS))  # the grammar's cap cuts mid-word
         chunk_id, quote = item.chunk_id, item.quote
         if not quote.strip():
             chunk_id, quote = quote_for(text, resolve_label(chunk_id, labels), shown, focus=answer)

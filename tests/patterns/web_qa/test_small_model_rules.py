@@ -59,6 +59,9 @@ def test_strip_header_removes_only_the_rendered_chunk_header() -> None:
     assert strip_header("(Paris - https://wiki.test:8443) The Seine flows.") == "The Seine flows."
     assert strip_header("[C2] (Paris - https://wiki.test:8443) The Seine.") == "The Seine."
     assert strip_header("(Seine (Atlas of Rivers) - https://atlas.test:1) In total.") == "In total."
+    # seen on the real wiki, in a claim: the header without its opening parenthesis
+    assert strip_header("Winner (band) - https://wiki.test:43597) Winner is a boy group.") == "Winner is a boy group."
+    assert strip_header("Winner is a boy group - see https://wiki.test.") == "Winner is a boy group - see https://wiki.test."
     assert strip_header("It (not - really) flows") == "It (not - really) flows"
 
 
