@@ -80,7 +80,7 @@ def order_of(question: str) -> Order | None:
     return None
 
 
-def _names_words(text: str, entity: str) -> bool:
+def names_words(text: str, entity: str) -> bool:
     """Whether ``text`` names ``entity``: its words (of more than 2 letters) as whole words, case
     ignored ("Aliens (soundtrack)" does not name "Alien")."""
     words = [w for w in re.findall(r"\w+", title_key(entity)) if len(w) > 2] or [title_key(entity)]
@@ -91,10 +91,10 @@ def about(claim: ClaimJson, side: str, other: str) -> bool:
     """Whether ``claim`` is about ``side``: a citation from its page (title words as whole words),
     or its text names it (whole words), not ``other``."""
     titles = [title_key(str(c.get("title", ""))) for c in claim.get("citations") or []]
-    if any(t and (t == title_key(side) or (_names_words(t, side) and not _names_words(t, other))) for t in titles):
+    if any(t and (t == title_key(side) or (names_words(t, side) and not names_words(t, other))) for t in titles):
         return True
     text = str(claim.get("claim", ""))
-    return _names_words(text, side) and not _names_words(text, other)
+    return names_words(text, side) and not names_words(text, other)
 
 
 def numbers(text: str) -> list[float]:
@@ -240,5 +240,5 @@ def decide_nationality(question: str, compared: Sequence[str], claims: Sequence[
     return "yes"
 
 
-__all__ = ["YEAR", "Order", "about", "decide_nationality", "decide_order", "demonym_pattern", "nationality",
+__all__ = ["YEAR", "Order", "about", "names_words", "decide_nationality", "decide_order", "demonym_pattern", "nationality",
            "numbers", "order_of", "side_value"]

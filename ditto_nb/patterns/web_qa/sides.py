@@ -18,8 +18,9 @@ import re
 from collections.abc import Sequence
 
 from ditto_nb.patterns.common.records import ChunkRecord
-from ditto_nb.patterns.common.retrieval import names_entity, title_key
-from ditto_nb.patterns.web_qa.comparison import YEAR, about, demonym_pattern, numbers, order_of
+from ditto_nb.patterns.common.relevance import qualifier_asked
+from ditto_nb.patterns.common.retrieval import title_key
+from ditto_nb.patterns.web_qa.comparison import YEAR, about, demonym_pattern, names_words, numbers, order_of
 from ditto_nb.patterns.web_qa.evaluate import chunk_citation
 from ditto_nb.patterns.web_qa.kinds import DEFINING, asked_kind
 from ditto_nb.patterns.web_qa.stage_models import ClaimJson
@@ -51,12 +52,20 @@ def _states(sentence: str, kind: str) -> bool:
     return demonym_pattern().search(sentence) is not None
 
 
-def _page_of(side: str, other: str, chunks: Sequence[ChunkRecord]) -> list[ChunkRecord]:
-    """The side's chunks: from its page (title) first, then chunks naming it and not ``other``."""
-    own = [c for c in chunks if title_key(str(c.get("title", ""))) == title_key(side)
-           or (names_entity(str(c.get("title", "")), side) and not names_entity(str(c.get("title", "")), other))]
-    naming = [c for c in chunks if c not in own and names_entity(str(c.get("text", "")), side)
-              and not names_entity(str(c.get("text", "")), other)]
+def _page_of(question: str, side: str, other: str, chunks: Sequence[ChunkRecord]) -> list[ChunkRecord]:
+    """The side's chunks: from its page first (the title is the side, one with a qualifier the
+    question asks for before others: ``Alien (film)``, then ``Alien (soundtrack)``), then titles
+    naming it, then chunks naming it and not ``other`` (names as whole words: ``Aliens`` is not
+    ``Alien``)."""
+    def title(c: ChunkRecord) -> str:
+        return str(c.get("title", ""))
+
+    exact = sorted((c for c in chunks if title_key(title(c)) == title_key(side)),
+                   key=lambda c: not qualifier_asked(title(c), question))
+    named = [c for c in chunks if c not in exact and names_words(title(c), side) and not names_words(title(c), other)]
+    own = exact + named
+    naming = [c for c in chunks if c not in own and names_words(str(c.get("text", "")), side)
+              and not names_words(str(c.get("text", "")), other)]
     return own + naming
 
 
@@ -81,7 +90,7 @@ def side_claims(question: str, compared: Sequence[str], claims: Sequence[ClaimJs
     for side, other in ((compared[0], compared[1]), (compared[1], compared[0])):
         if any(about(c, side, other) for c in claims):
             continue
-        for record in _page_of(side, other, chunks):
+        for record in _page_of(question, side, other, chunks):
             sentence = next((s for s in split_sentences(normalize_text(str(record.get("text", ""))))
                              if _states(s, kind)), None)
             if sentence is None:

@@ -85,6 +85,26 @@ def test_a_plural_title_is_not_the_side() -> None:
     assert decide_order(question, sides, [aliens, alien, battle]) == "Alien"
 
 
+def test_the_side_sentence_comes_from_the_page_the_question_asks_for() -> None:
+    # seen on the real wiki: "Aliens (soundtrack)" gave Alien's side sentence (1986), not "Alien (film)"
+    from ditto_nb.patterns.web_qa.sides import side_claims
+
+    def record(title: str, text: str) -> Any:
+        return {"chunk_id": title, "url": wiki_url(title), "final_url": wiki_url(title), "origin": "https://wiki.test",
+                "title": title, "fetched_at": "2026-12-02T00:00:00Z", "sha256": "0" * 64, "paragraph_index": 0,
+                "text": text}
+
+    shown = [record("Aliens (soundtrack)", "The score to the 1986 film Aliens was composed by James Horner."),
+             record("Alien (soundtrack)", "Alien is the soundtrack to the 1979 film, composed by Jerry Goldsmith."),
+             record("Alien (film)", "Alien is a 1979 science-fiction horror film directed by Ridley Scott."),
+             record("Battle Beyond the Stars", "Battle Beyond the Stars is a 1980 American space opera film.")]
+    question = "Which film was released first, Alien or Battle Beyond the Stars?"
+    sides = ["Alien", "Battle Beyond the Stars"]
+    added = side_claims(question, sides, [], shown)
+    assert [c["citations"][0]["title"] for c in added] == ["Alien (film)", "Battle Beyond the Stars"]
+    assert decide_order(question, sides, added) == "Alien"
+
+
 def test_disagreeing_values_or_a_claim_naming_both_sides_decide_nothing() -> None:
     question = "Who was born first, Annie Morton or Terry Richardson?"
     sides = ["Annie Morton", "Terry Richardson"]
