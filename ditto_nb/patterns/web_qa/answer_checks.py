@@ -21,7 +21,8 @@ disagree), never a wrong published answer:
   relative clause ("What position was held by *the woman who* portrayed …") asks for a fact
   about that entity; an answer that is the entity itself (the second hop's bridge name) answers
   the first step only (measured on a real wiki: "Shirley Temple" for her government position,
-  "University of Kansas" for its fight song). ``What is the name of the woman who …`` asks for the
+  "University of Kansas" for its fight song, "Peter Schmeichel" for what "the father of Kasper
+  Schmeichel" was voted). ``What is the name of the woman who …`` asks for the
   entity, and is not checked.
 - **Not the excluded one** (:func:`excluded_entity`): "Which other Mexican driver … *besides* the
   Force India driver born in 1990?" asks for someone else; an answer that is the excluded entity
@@ -75,6 +76,11 @@ def expected_kind(question: str) -> str | None:
 
 
 _DESCRIBED = re.compile(r"\bthe (?:[\w'-]+ ){0,2}?[\w'-]+ (?:who|whom|whose|that|which|where)\b")
+_RELATIVE_OF = re.compile(r"\bthe (?:[a-z][\w'-]* ){0,2}?[a-z][\w'-]* of (?:the )?[A-Z]")
+"""An entity described by its relation to a named one: "the father of Kasper Schmeichel"."""
+_NAME_OF_RELATIVE = re.compile(r"^(?:what|which) (?:is|was|are|were) the (?:name|title)s? of the "
+                               r"(?:[a-z][\w'-]* ){0,2}?[a-z][\w'-]* of (?:the )?[A-Z]")
+"""Asks for that entity's name: "What is the name of the father of Kasper Schmeichel?"."""
 _NAME_OF_DESCRIBED = re.compile(r"^(?:what|which) (?:is|was|are|were) the (?:name|title)s? of the (?:[\w'-]+ ){0,2}?[\w'-]+ "
                                 r"(?:who|whom|whose|that|which|where)\b")
 
@@ -90,10 +96,15 @@ def described_bridge(question: str, answer: str, bridges: Sequence[str]) -> str 
     Returns:
         The bridge name equal to the answer (:func:`~ditto_nb.patterns.common.retrieval.title_key`)
         when the question is a ``what``/``which`` question describing an entity by a relative
-        clause (and not "what is the name of the … who"); else None.
+        clause or by its relation to a named one ("the father of Kasper Schmeichel"), and does
+        not ask for the name of the described entity ("what is the name of the …"); else None.
     """
-    text = normalize_text(question).lower()
-    if not re.match(r"^(?:what|which)\b", text) or not _DESCRIBED.search(text) or _NAME_OF_DESCRIBED.match(text):
+    original = normalize_text(question)
+    original = original[:1].lower() + original[1:]
+    text = original.lower()
+    described = _DESCRIBED.search(text) or _RELATIVE_OF.search(original)
+    if not re.match(r"^(?:what|which)\b", text) or not described or _NAME_OF_DESCRIBED.match(text) \
+            or _NAME_OF_RELATIVE.match(original):
         return None
     key = title_key(answer).strip(" .")
     return next((b for b in bridges if key and title_key(b) == key), None)

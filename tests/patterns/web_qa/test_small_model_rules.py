@@ -345,3 +345,14 @@ def test_an_answer_whose_quote_ties_the_questions_years_to_another_name_is_a_pro
     assert tied_elsewhere("What was he voted?", "World's Best Goalkeeper", voted) is None
     problems = answer_problems(question, "Eastern College Athletic Conference-North", "answered", conference)
     assert any("ties the question's years to North Atlantic Conference" in p for p in problems)
+
+
+def test_an_answer_that_is_the_relative_the_question_describes_is_a_problem() -> None:
+    # seen on the real wiki: "Peter Schmeichel" for what his father was voted, after the hop read his page
+    voted = "What was the father of Kasper Schmeichel voted to be by the IFFHS in 1992?"
+    assert described_bridge(voted, "Peter Schmeichel", ["Peter Schmeichel"]) == "Peter Schmeichel"
+    assert described_bridge(voted, "World's Best Goalkeeper", ["Peter Schmeichel"]) is None
+    # asking for the relative's name, or a chain past him ("the fight song of the university whose …")
+    assert described_bridge("What is the name of the father of Kasper Schmeichel?", "Peter Schmeichel",
+                            ["Peter Schmeichel"]) is None
+    assert described_bridge("Who was the father of Kasper Schmeichel?", "Peter Schmeichel", ["Peter Schmeichel"]) is None
