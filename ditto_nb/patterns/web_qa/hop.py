@@ -4,12 +4,9 @@ A bridge question names entity A and asks about B, which only A's page names. Af
 pages are read, the selection call returns ``lookup`` (the bridge names it found in the chunks)
 and ``missing`` (facets no chunk answers). Lookup names whose page was already read are dropped
 (a small model often names a page it has just seen). Unless the plan's later queries name
-something the question does not *and* the selected chunks name it too (the plan's guess at the
-bridge, confirmed by the pages, which then comes first), code adds the multi-word name the
-selected chunks mention most that the question does not name
-(:func:`~ditto_nb.patterns.common.relevance.bridge_candidates`) after the selection's names; an
-unconfirmed guess comes after it (measured on a real wiki: guesses made before any page was read,
-"Stephen King" for a song's writer, "United States" for a lake's county, took the one hop query). The second hop's queries are, in order: each bridge
+something the question does not (the plan's guess at the bridge, which then comes first), code
+adds the multi-word name the selected chunks mention most that the question does not name
+(:func:`~ditto_nb.patterns.common.relevance.bridge_candidates`) after the selection's names. The second hop's queries are, in order: each bridge
 name alone, the plan's queries the first hop had no budget for (the plan's guess at the second
 step), and the entities of the missing facets. When there is one and the request's budgets
 have room, two more stage graphs run — ``hop-searched`` and ``hop-read`` — with no extra model
@@ -30,7 +27,6 @@ from ditto_nb.patterns.common.relevance import bridge_candidates
 from ditto_nb.patterns.common.retrieval import (
     comparison_entities,
     hop_queries,
-    names_entity,
     question_entities,
     title_key,
 )
@@ -73,15 +69,11 @@ def plan_hop(run: RunState, plan: PlanJson, searched: SearchedJson, read: ReadJs
     read_keys = {title_key(t) for t in known}
     # a lookup name whose page was already read brings nothing new
     lookup = [name for name in lookup if title_key(name) not in read_keys]
-    chosen = set(selected.get("selected") or [])
-    texts = [str(c["text"]) for c in selected.get("candidates") or [] if c["chunk_id"] in chosen]
-    # a guess the selected chunks name is confirmed by the pages; an unconfirmed one (made before
-    # any page was read: "Stephen King" for the writer of a song) goes after the chunks' name
-    confirmed = [q for q in guesses if any(names_entity(t, str(q["text"])) for t in texts)]
-    guesses = confirmed + [q for q in guesses if q not in confirmed]
-    if not confirmed:
+    if not guesses:
         # the name the selected chunks mention most and the question does not (after the
         # selection's own names: a small model's lookup is often a name already read or wrong)
+        chosen = set(selected.get("selected") or [])
+        texts = [str(c["text"]) for c in selected.get("candidates") or [] if c["chunk_id"] in chosen]
         for name in bridge_candidates(req.question, texts, known, limit=1):
             if title_key(name) not in {title_key(n) for n in lookup}:
                 lookup.append(name)

@@ -98,23 +98,6 @@ async def test_second_hop_follows_the_selection_lookup(tmp_path: Path, wiki: San
     assert report.budget is not None and report.budget.model_calls == 4
 
 
-async def test_a_guess_the_pages_do_not_name_gives_way_to_the_name_they_do(
-    tmp_path: Path, wiki: SandboxWeb, config, scripted_model
-) -> None:
-    # seen on the real wiki: the plan's guesses made before reading ("Stephen King" for a song's
-    # writer) took the one hop query from the name the song's page gave
-    def answer(chunks: list[tuple[str, str, str]]) -> dict[str, Any]:
-        return {"status": "answered", "answer": "Aarhus", "claims": [
-            claim_for(chunks, "She was born in Aarhus.", "Mara Quell was born in Aarhus.")]}
-
-    recorder = Recorder(Script(queries=["Blue Museum", "Tor Vennick"], answer=answer))
-    scripted_model.responder = recorder
-    request = make_request(wiki, question="Where was the architect of the Blue Museum born?", max_queries=2, max_pages=4)
-    report = await run_once(tmp_path / "t", request, config, setup(wiki), scripted_model)
-    assert report.queries == ["Blue Museum", "Mara Quell"]
-    assert report.answer.status == "answered" and report.answer.text == "Aarhus"
-
-
 async def test_comparison_queries_each_entity_and_needs_both_sides(
     tmp_path: Path, wiki: SandboxWeb, config, scripted_model
 ) -> None:
