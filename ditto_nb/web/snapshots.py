@@ -36,6 +36,8 @@ class Snapshot(BaseModel):
         sha256: hex SHA-256 of ``body`` (the snapshot's address).
         body: raw body bytes (after content-encoding decoding); excluded from JSON dumps.
         paragraphs_sha256: hex SHA-256 of the paragraphs as a JSON array (UTF-8).
+        other_urls: final URLs of other pages whose body was byte-identical (a mirror), stored
+            once under the same address; ``final_url`` is the first one stored.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -51,7 +53,12 @@ class Snapshot(BaseModel):
     headers: dict[str, str] = Field(default_factory=dict)
     paragraphs: list[str] = Field(default_factory=list)
     paragraphs_sha256: str
+    other_urls: list[str] = Field(default_factory=list)
     body: bytes = Field(default=b"", exclude=True, repr=False)
+
+    def serves(self, url: str) -> bool:
+        """Whether ``url`` is this snapshot's final URL or one of its byte-identical mirrors."""
+        return url == self.final_url or url in self.other_urls
 
     def to_page(self) -> Page:
         """The :class:`~ditto_nb.web.fetch.Page` this snapshot was stored from (failure None)."""
@@ -100,7 +107,9 @@ class SnapshotStore:
         return self.root / f"{sha256}.body", self.root / f"{sha256}.json"
 
     def put(self, page: Page) -> str:
-        """Store ``page`` (body, headers, final URL, fetched_at, paragraphs); idempotent.
+        """Store ``page`` (body, headers, final URL, fetched_at, paragraphs); idempotent. A page
+        whose body is already stored under another final URL (a mirror) adds that URL to the
+        snapshot's ``other_urls``.
 
         Args:
             page: a page whose ``body`` hashes to ``page.sha256``.
@@ -117,10 +126,14 @@ class SnapshotStore:
         body_path, meta_path = self._paths(digest)
         if meta_path.exists():
             try:
-                self.verify(digest)
-                return digest
+                stored = self.load(digest)
             except SnapshotCorrupted:
                 pass  # rewrite a damaged copy from the live page below
+            else:
+                if not stored.serves(page.final_url):  # a mirror: the same bytes at another URL
+                    extended = stored.model_copy(update={"other_urls": [*stored.other_urls, page.final_url]})
+                    _write_atomic(meta_path, extended.model_dump_json(indent=1).encode("utf-8"))
+                return digest
         self.root.mkdir(parents=True, exist_ok=True)
         snapshot = Snapshot(
             sha256=digest,

@@ -93,4 +93,4 @@ async def test_local_model_publishes_a_verified_report(
             snapshot = snapshots.load(citation.sha256)  # re-hashes the stored raw HTML
             paragraph = snapshot.paragraphs[citation.paragraph_index]
             assert paragraph[citation.start:citation.end] == citation.quote
-            assert snapshot.final_url == citation.final_url
+            assert snapshot.serves(citation.final_url)

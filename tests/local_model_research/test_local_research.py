@@ -107,7 +107,7 @@ async def test_local_model_publishes_a_verified_research_report(
     for conclusion in report.conclusions:
         assert conclusion.quote
         snapshot = snapshots.load(conclusion.sha256)  # re-hashes the stored raw HTML
-        assert snapshot.final_url == conclusion.final_url
+        assert snapshot.serves(conclusion.final_url)
         paragraph = snapshot.paragraphs[conclusion.paragraph_index]
         assert paragraph[conclusion.start:conclusion.end] == conclusion.quote
     for conflict in report.conflicts:

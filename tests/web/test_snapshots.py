@@ -90,3 +90,17 @@ def test_page_whose_hash_does_not_match_is_refused(tmp_path: Path) -> None:
     page = _page().model_copy(update={"sha256": "f" * 64})
     with pytest.raises(SnapshotCorrupted):
         SnapshotStore(tmp_path).put(page)
+
+
+def test_a_mirror_with_the_same_body_is_recorded_on_the_one_snapshot(tmp_path: Path) -> None:
+    # seen with the real model: a conclusion cited wiki.test while the snapshot held mirror.test
+    store = SnapshotStore(tmp_path)
+    body = b"<html><body><p>The Seine flows through Paris.</p></body></html>"
+    digest = store.put(_page(body).model_copy(update={"final_url": "https://mirror.test:8443/wiki/Paris"}))
+    mirror = _page(body).model_copy(update={"final_url": "https://wiki.test:8443/wiki/Paris"})
+    assert store.put(mirror) == digest
+    assert store.put(mirror) == digest  # recorded once
+    snapshot = store.load(digest)
+    assert snapshot.final_url == "https://mirror.test:8443/wiki/Paris"
+    assert snapshot.other_urls == ["https://wiki.test:8443/wiki/Paris"]
+    assert snapshot.serves("https://wiki.test:8443/wiki/Paris") and not snapshot.serves("https://x.test/")
