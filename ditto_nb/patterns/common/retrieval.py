@@ -327,12 +327,15 @@ def title_key(title: str) -> str:
     return " ".join(_PAREN.sub(" ", normalize_text(title)).lower().split())
 
 
-def names_entity(text: str, entity: str) -> bool:
+def names_entity(text: str, entity: str, *, whole_words: bool = False) -> bool:
     """Whether ``text`` names ``entity``: every word of its :func:`title_key` longer than two
-    letters (all of the key when it has none) appears in the lower-cased text (substring match)."""
+    letters (all of the key when it has none) appears in the lower-cased text (substring match;
+    with ``whole_words``, as whole words: "Aliens (soundtrack)" does not name "Alien")."""
     key = title_key(entity)
     words = [w for w in re.findall(r"\w+", key) if len(w) > 2] or [key]
     lowered = text.lower()
+    if whole_words:
+        return all(re.search(rf"(?<!\w){re.escape(w)}(?!\w)", lowered) for w in words)
     return all(w in lowered for w in words)
 
 

@@ -41,7 +41,7 @@ from typing import Literal
 from countryinfo import CountryInfo
 
 from ditto_nb.evidence.rank import STOP_WORDS
-from ditto_nb.patterns.common.retrieval import title_key
+from ditto_nb.patterns.common.retrieval import names_entity, title_key
 from ditto_nb.patterns.web_qa.stage_models import ClaimJson
 from ditto_nb.text import normalize_text
 
@@ -80,21 +80,15 @@ def order_of(question: str) -> Order | None:
     return None
 
 
-def names_words(text: str, entity: str) -> bool:
-    """Whether ``text`` names ``entity``: its words (of more than 2 letters) as whole words, case
-    ignored ("Aliens (soundtrack)" does not name "Alien")."""
-    words = [w for w in re.findall(r"\w+", title_key(entity)) if len(w) > 2] or [title_key(entity)]
-    return all(re.search(rf"(?<!\w){re.escape(w)}(?!\w)", text, re.I) for w in words)
-
-
 def about(claim: ClaimJson, side: str, other: str) -> bool:
     """Whether ``claim`` is about ``side``: a citation from its page (title words as whole words),
     or its text names it (whole words), not ``other``."""
     titles = [title_key(str(c.get("title", ""))) for c in claim.get("citations") or []]
-    if any(t and (t == title_key(side) or (names_words(t, side) and not names_words(t, other))) for t in titles):
+    if any(t and (t == title_key(side) or (names_entity(t, side, whole_words=True)
+                                           and not names_entity(t, other, whole_words=True))) for t in titles):
         return True
     text = str(claim.get("claim", ""))
-    return names_words(text, side) and not names_words(text, other)
+    return names_entity(text, side, whole_words=True) and not names_entity(text, other, whole_words=True)
 
 
 def numbers(text: str) -> list[float]:
@@ -240,5 +234,5 @@ def decide_nationality(question: str, compared: Sequence[str], claims: Sequence[
     return "yes"
 
 
-__all__ = ["YEAR", "Order", "about", "names_words", "decide_nationality", "decide_order", "demonym_pattern", "nationality",
+__all__ = ["YEAR", "Order", "about", "decide_nationality", "decide_order", "demonym_pattern", "nationality",
            "numbers", "order_of", "side_value"]

@@ -19,8 +19,8 @@ from collections.abc import Sequence
 
 from ditto_nb.patterns.common.records import ChunkRecord
 from ditto_nb.patterns.common.relevance import qualifier_asked
-from ditto_nb.patterns.common.retrieval import title_key
-from ditto_nb.patterns.web_qa.comparison import YEAR, about, demonym_pattern, names_words, numbers, order_of
+from ditto_nb.patterns.common.retrieval import names_entity, title_key
+from ditto_nb.patterns.web_qa.comparison import YEAR, about, demonym_pattern, numbers, order_of
 from ditto_nb.patterns.web_qa.evaluate import chunk_citation
 from ditto_nb.patterns.web_qa.kinds import DEFINING, asked_kind
 from ditto_nb.patterns.web_qa.stage_models import ClaimJson
@@ -62,10 +62,13 @@ def _page_of(question: str, side: str, other: str, chunks: Sequence[ChunkRecord]
 
     exact = sorted((c for c in chunks if title_key(title(c)) == title_key(side)),
                    key=lambda c: not qualifier_asked(title(c), question))
-    named = [c for c in chunks if c not in exact and names_words(title(c), side) and not names_words(title(c), other)]
+    def names(text: str, entity: str) -> bool:
+        return names_entity(text, entity, whole_words=True)
+
+    named = [c for c in chunks if c not in exact and names(title(c), side) and not names(title(c), other)]
     own = exact + named
-    naming = [c for c in chunks if c not in own and names_words(str(c.get("text", "")), side)
-              and not names_words(str(c.get("text", "")), other)]
+    naming = [c for c in chunks if c not in own and names(str(c.get("text", "")), side)
+              and not names(str(c.get("text", "")), other)]
     return own + naming
 
 
