@@ -49,7 +49,7 @@ from ditto_nb.evidence.support import answer_in_quotes
 from ditto_nb.patterns.common.retrieval import names_entity, title_key
 from ditto_nb.patterns.web_qa.comparison import YEAR
 from ditto_nb.patterns.web_qa.stage_models import ClaimJson
-from ditto_nb.text import normalize_text
+from ditto_nb.text import normalize_text, split_sentences
 
 YES_NO = frozenset({"yes", "no"})
 _NUMBER_WORDS = re.compile(r"\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|hundred|thousand|"
@@ -143,7 +143,7 @@ def excluded_entity(question: str, answer: str, claims: Sequence[ClaimJson]) -> 
         return None
     for claim in claims:
         for citation in claim.get("citations") or []:
-            for sentence in re.split(r"(?<=[.!?])\s+", normalize_text(str(citation.get("quote", "")))):
+            for sentence in split_sentences(normalize_text(str(citation.get("quote", "")))):
                 if names_entity(sentence, key) and all(n.lower() in sentence.lower() for n in names):
                     return phrase
     return None
@@ -178,12 +178,13 @@ def tied_elsewhere(question: str, answer: str, claims: Sequence[ClaimJson]) -> s
     asked = normalize_text(question).lower()
     for claim in claims:
         for citation in claim.get("citations") or []:
-            for sentence in re.split(r"(?<=[.!?])\s+", normalize_text(str(citation.get("quote", "")))):
+            for sentence in split_sentences(normalize_text(str(citation.get("quote", "")))):
                 at = sentence.lower().find(key)
                 if at < 0 or not all(y in sentence for y in years):
                     continue
                 end = at + len(key)
-                spans = [_year_window(sentence, years, start) for start in range(len(sentence))]
+                starts = {m.start() for y in years for m in re.finditer(re.escape(y), sentence)}
+                spans = [_year_window(sentence, years, start) for start in starts]
                 windows = sorted({w for w in spans if w is not None},
                                  key=lambda w: (w[1] - w[0], min(abs(w[0] - end), abs(at - w[1]))))
                 if not windows:
@@ -198,8 +199,6 @@ def tied_elsewhere(question: str, answer: str, claims: Sequence[ClaimJson]) -> s
 
 def _year_window(sentence: str, years: Sequence[str], start: int) -> tuple[int, int] | None:
     """The shortest span from ``start`` (where a year begins) holding every year, or None."""
-    if not any(sentence.startswith(y, start) for y in years):
-        return None
     ends = []
     for y in years:
         found = sentence.find(y, start)
