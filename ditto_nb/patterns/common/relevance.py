@@ -7,7 +7,7 @@ names and title keys come from :mod:`ditto_nb.patterns.common.retrieval`.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from ditto_nb.evidence.rank import bm25_rank, terms
 from ditto_nb.patterns.common.retrieval import question_entities, title_key
@@ -19,12 +19,18 @@ def _stems(text: str) -> set[str]:
     return {w[:5] for w in terms(text)}
 
 
-def _lead_in(name: str, text: str, width: int = 8) -> set[str]:
-    """Stems of the ``width`` words before each mention of ``name`` in ``text`` (``directed by``)."""
+def _words(text: str) -> set[str]:
+    """Lower-case words of ``text``, unstemmed (``son``, ``father``)."""
+    return set(re.findall(r"[a-z]+", text.lower()))
+
+
+def _lead_in(name: str, text: str, width: int = 8, words: Callable[[str], set[str]] = _stems) -> set[str]:
+    """``words`` (default: stems) of the ``width`` words before each mention of ``name`` in
+    ``text`` (``directed by``)."""
     found: set[str] = set()
     start = text.find(name)
     while start >= 0:
-        found |= _stems(" ".join(text[:start].split()[-width:]))
+        found |= words(" ".join(text[:start].split()[-width:]))
         start = text.find(name, start + 1)
     return found
 
@@ -90,7 +96,7 @@ def bridge_candidates(question: str, texts: Sequence[str], known: Sequence[str],
             context[name] = max(context.get(name, 0), len(asked & _lead_in(name, text)))
             first.setdefault(name, (number, text.find(name)))
     heads = described_heads(question)
-    kin_asked = bool(KINSHIP & set(re.findall(r"[a-z]+", question.lower())))
+    kin_asked = bool(KINSHIP & _words(question))
     surnames = {title_key(e).split()[-1] for e in entities if len(e.split()) > 1}
 
     def kin(name: str) -> int:
@@ -98,7 +104,7 @@ def bridge_candidates(question: str, texts: Sequence[str], known: Sequence[str],
         shares a question entity's last name."""
         if not kin_asked:
             return 0
-        before = {w for text in texts for w in _words_before(name, text)}
+        before = {w for text in texts for w in _lead_in(name, text, words=_words)}
         return int(bool(KINSHIP & before) or title_key(name).split()[-1] in surnames)
 
     return sorted(counts, key=lambda n: (-len(heads & _stems(n)), -kin(n), -context[n], -counts[n], first[n]))[:limit]
@@ -114,16 +120,6 @@ def _evidence_names(text: str) -> list[str]:
         for span in question_entities(sentence):
             names += [part for part in re.split(r"\s+and\s+(?:the\s+)?", span) if part]
     return list(dict.fromkeys(names))
-
-
-def _words_before(name: str, text: str, width: int = 8) -> set[str]:
-    """Lower-case words (unstemmed) of the ``width`` words before each mention of ``name``."""
-    found: set[str] = set()
-    start = text.find(name)
-    while start >= 0:
-        found |= set(re.findall(r"[a-z]+", " ".join(text[:start].split()[-width:]).lower()))
-        start = text.find(name, start + 1)
-    return found
 
 
 def qualifier_asked(title: str, question: str) -> bool:
