@@ -58,7 +58,7 @@ from pydantic import BaseModel, Field
 from ditto_nb.errors import DittoError
 from ditto_nb.patterns.common import SearchSetup
 from ditto_nb.patterns.web_qa import WebQaReport, WebQaRequest, create_task, open_web_qa, run_web_qa
-from ditto_nb.patterns.web_qa.prompts import purpose_of
+from ditto_nb.patterns.web_qa.prompts import evidence_lines, purpose_of
 from ditto_nb.runtime import INFER_REASONING_SAMPLE, GraphRecord, ModelSelection, RuntimeConfig, load_runtime_config
 from ditto_nb.sandbox import (
     HotpotQuestion,
@@ -76,7 +76,6 @@ from ditto_nb.workers import create_infer_worker
 
 MODEL_LATENCY_SECONDS = 0.2
 PAGE_DELAY_SECONDS = 0.3
-_CHUNK = re.compile(r"^\[(C\d+)\] \((.*?) - (https://[^)]+)\) (.*)$", re.M)
 _SENTENCE = re.compile(r"[^.]*\.")
 
 
@@ -116,7 +115,7 @@ class ScriptedAnswers:
     def __call__(self, request: dict[str, Any]) -> dict[str, Any]:
         purpose = purpose_of(request["messages"])
         user = request["messages"][-1]["content"]
-        chunks = [(m.group(1), m.group(4)) for m in _CHUNK.finditer(user)]
+        chunks = [(line.label, line.text) for line in evidence_lines(user)]
         if purpose == "plan":
             return {"normalized_question": self.question.question, "queries": list(self.question.supporting_titles[:2]),
                     "needs_clarification": False, "clarification": ""}

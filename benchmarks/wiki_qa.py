@@ -17,7 +17,7 @@ file as they complete, so an interrupted run keeps what it measured.
 
 from __future__ import annotations
 
-from ditto_nb.patterns.web_qa.prompts import purpose_of
+from ditto_nb.patterns.web_qa.prompts import evidence_lines, purpose_of
 import collections
 
 import json
@@ -40,7 +40,6 @@ from wiki_targets import Question, WikiTarget
 
 SYSTEMS = ("ditto", "naive", "oracle")
 _NO_ANSWER = {"", "unknown", "insufficient", "insufficient evidence", "not stated", "i dont know", "none", "n a"}
-_CHUNK = re.compile(r"^\[(C\d+)\] \((.*) - (https://[^\s)]+)\) (.*)$", re.M)
 _SENTENCE = re.compile(r"[^.]*\.")
 
 
@@ -82,7 +81,7 @@ def scripted_responder(question: Question) -> Callable[[dict[str, Any]], dict[st
     def reply(request: dict[str, Any]) -> dict[str, Any]:
         purpose = purpose_of(request["messages"])
         user = request["messages"][-1]["content"]
-        chunks = [(m.group(1), m.group(4)) for m in _CHUNK.finditer(user)]
+        chunks = [(line.label, line.text) for line in evidence_lines(user)]
         if purpose == "plan":
             return {"normalized_question": question.question, "queries": list(question.gold_titles[:2]),
                     "needs_clarification": False, "clarification": ""}

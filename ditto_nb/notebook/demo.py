@@ -12,7 +12,7 @@ Context uses ``DITTO_WORKER_CONTEXT_REDIS_URL`` when set, else the embedded Redi
 
 from __future__ import annotations
 
-from ditto_nb.patterns.web_qa.prompts import purpose_of
+from ditto_nb.patterns.web_qa.prompts import evidence_lines, purpose_of
 import os
 import re
 from collections.abc import Mapping
@@ -34,7 +34,6 @@ _STOP = frozenset(
     "the a an of and or in on to for is are was were by with what who how when which did does do that this it its "
     "into where from as at be city river".split()
 )
-_WEB_CHUNK = re.compile(r"^\[(C\d+)\] \((.*?) - (https://[^)]+)\) (.*)$", re.M)
 _RESEARCH_CHUNK = re.compile(r"^\[(E\d+)\] \((\S+)\) (.*)$", re.M)
 _ASKED = re.compile(r"^(?:Question|Topic):", re.M)
 _SENTENCE = re.compile(r"^(.+?[.!?])(?:\s|$)")
@@ -65,7 +64,7 @@ class DemoResponder:
         purpose = purpose_of(messages)
         self.purposes.append(purpose)
         user = str(messages[-1]["content"])
-        web = [(m[0], m[2], m[3]) for m in _WEB_CHUNK.findall(user)]
+        web = [(line.label, line.host, line.text) for line in evidence_lines(user)]
         research = _RESEARCH_CHUNK.findall(user)
         if _ASKED.search(user):  # read the question from each prompt: no state is needed across a restart
             self.question = self._question(user)

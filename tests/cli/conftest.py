@@ -3,7 +3,7 @@ model and the real test Redis, and a rule-based scripted responder for the Web Q
 
 from __future__ import annotations
 
-from ditto_nb.patterns.web_qa.prompts import purpose_of
+from ditto_nb.patterns.web_qa.prompts import evidence_lines, purpose_of
 import re
 import uuid
 from collections.abc import Iterator
@@ -19,7 +19,6 @@ from ditto_nb.cli import qa
 from tests.fixtures.redis_fixtures import delete_keys
 from ditto_nb.testing.scripted_model import ScriptedModel
 
-CHUNK_LINE = re.compile(r"^\[(C\d+)\] \((.*?) - (https://[^)]+)\) (.*)$")
 SENTENCE = re.compile(r"[^.]*\.")
 
 
@@ -29,12 +28,7 @@ def _purpose(request: dict[str, Any]) -> str:
 
 def _chunks(request: dict[str, Any]) -> list[tuple[str, str]]:
     """``(label, text)`` of the chunk lines of the last user message."""
-    out = []
-    for line in str(request["messages"][-1]["content"]).splitlines():
-        match = CHUNK_LINE.match(line)
-        if match:
-            out.append((match.group(1), match.group(4)))
-    return out
+    return [(line.label, line.text) for line in evidence_lines(str(request["messages"][-1]["content"]))]
 
 
 @dataclass

@@ -32,6 +32,8 @@ disagree), never a wrong published answer:
 - **The years' own name** (:func:`tied_elsewhere`): when the question states years and the
   answer's quote ties them to another name ("… Conference-North from 1979 to 1988 and the North
   Atlantic Conference from 1988 to 1996" for "known as what from 1988 to 1996"), that is a problem.
+- **The number the question's words qualify** (:func:`number_elsewhere`): "can seat how many?"
+  answered with the 4,000 of "a 4,000 capacity (3,677 seated)" is a problem.
 - **Not a repeat of the question**: an answer whose every content word is already in the
   question (``New York City`` for "… based in what New York city?", the subject's own name) gives
   nothing the question did not; a comparison's choice (``X or Y``) and yes/no are exempt.
@@ -197,6 +199,59 @@ def tied_elsewhere(question: str, answer: str, claims: Sequence[ClaimJson]) -> s
     return None
 
 
+_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+_TOKEN = re.compile(r"\d[\d,]*(?:\.\d+)?|[^\W\d_][\w'-]*")
+_NEAR = 2
+"""Words on each side of a number (stopping at another number) that say what it counts."""
+
+
+def number_elsewhere(question: str, answer: str, claims: Sequence[ClaimJson]) -> str | None:
+    """Another number of the answer's quote sentence that the question's own words qualify.
+
+    "… can seat how many people?" answered "4,000" from the quote "… has a 4,000 capacity (3,677
+    seated)" (measured on a real wiki): in a quote sentence holding the answer's number, the
+    words next to each number (up to two on each side, never past another number) say what it
+    counts; when none of the answer's number's words shares a stem (first four letters, both
+    words four or more) with a content word of the question and another number's words do, the
+    question asks for that other number.
+
+    Args:
+        question: a ``how many`` / ``how much`` question (:func:`expected_kind` ``number``).
+        answer: the draft's short answer.
+        claims: the verified claims (report JSON: ``citations`` with ``quote``).
+
+    Returns:
+        The other number as the quote writes it (``3,677``), or None.
+    """
+    given = _NUMBER.findall(normalize_text(answer))
+    names = {w.lower() for w in re.findall(r"(?<!^)(?<![.?!] )\b[A-Z][\w'-]*", question)}
+    cues = {w for w in re.findall(r"[a-z]+", normalize_text(question).lower())
+            if len(w) >= 4 and w not in STOP_WORDS and w not in names and w not in {"many", "much"}}
+    if not given or not cues:
+        return None
+
+    def counts_asked(words: Sequence[str]) -> bool:
+        return any(len(w) >= 4 and w[:4] == c[:4] for w in words for c in cues)
+
+    for claim in claims:
+        for citation in claim.get("citations") or []:
+            for sentence in split_sentences(normalize_text(str(citation.get("quote", "")))):
+                tokens: list[str] = _TOKEN.findall(sentence.lower())
+                numbers = [i for i, t in enumerate(tokens) if t[0].isdigit()]
+                near: dict[int, list[str]] = {}
+                for at, i in enumerate(numbers):
+                    lo = max(i - _NEAR, numbers[at - 1] + 1 if at else 0)
+                    hi = min(i + 1 + _NEAR, numbers[at + 1] if at + 1 < len(numbers) else len(tokens))
+                    near[i] = tokens[lo:i] + tokens[i + 1:hi]
+                mine = [i for i in numbers if tokens[i] in given]
+                if not mine or any(counts_asked(near[i]) for i in mine):
+                    continue
+                others = [tokens[i] for i in numbers if tokens[i] not in given and counts_asked(near[i])]
+                if others:
+                    return others[0]
+    return None
+
+
 def _year_window(sentence: str, years: Sequence[str], start: int) -> tuple[int, int] | None:
     """The shortest span from ``start`` (where a year begins) holding every year, or None."""
     ends = []
@@ -285,6 +340,9 @@ def answer_problems(question: str, answer: str, status: str, claims: Sequence[Cl
         problems.append("answer: the question asks for a year; the answer gives none")
     elif kind == "number" and not (re.search(r"\d", text) or _NUMBER_WORDS.search(text)):
         problems.append("answer: the question asks for a number; the answer gives none")
+    elif kind == "number" and (other := number_elsewhere(question, text, claims)):
+        problems.append(f"answer: in its quote the question's words qualify {other}, not the answer's number; answer "
+                        f"with {other}")
     elif kind == "person" and not re.search(r"\b[A-Z][\w'-]+", answer):
         problems.append("answer: the question asks who; the answer names no one")
     bridge = described_bridge(question, answer, bridges)
@@ -307,4 +365,4 @@ def answer_problems(question: str, answer: str, status: str, claims: Sequence[Cl
 
 
 __all__ = ["YES_NO", "answer_problems", "carried", "described_bridge", "excluded_entity", "expected_kind", "is_yes_no",
-           "repeats_question", "tied_elsewhere"]
+           "number_elsewhere", "repeats_question", "tied_elsewhere"]

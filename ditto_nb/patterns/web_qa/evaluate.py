@@ -21,7 +21,7 @@ exists), and ``answered`` needs at least one valid claim.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -86,19 +86,29 @@ def decide_status(hint: str, valid_claims: int, has_conflict: bool) -> str:
     return "answered"
 
 
-_HEADER = re.compile(r"^\s*(?:\[C\d+\]\s*)?\(?(?:[^()]|\([^()]*\))* - https?://[^()\s]+\)\s*")
+_HEADER = re.compile(r"^\s*(?:\[C\d+\]\s*)?\(?(?:[^()]|\([^()]*\))* - (?:https?://)?[^()\s]*\.[^()\s]+\)\s*")
 
 
-def strip_header(quote: str) -> str:
-    """Remove a copied chunk header (``[C1] (title - https://origin)``) from the start of a quote.
+def strip_header(quote: str, titles: Collection[str] = ()) -> str:
+    """Remove a copied chunk header from the start of a quote or claim.
 
-    Small models sometimes copy the whole evidence line, in quotes and claims alike, at times
-    without its opening parenthesis ("Winner (band) - https://wiki.test:43597) Winner is …",
-    measured on a real wiki: the port then failed the claim's number check); the header is our
-    rendering, not page text. Only this header shape is removed; the rest must still be exact
-    paragraph text.
+    Small models sometimes copy the whole evidence line (``[C1] (title - host) text``,
+    :func:`~ditto_nb.patterns.web_qa.prompts.render_chunks`; earlier ``(title - https://origin)``),
+    in quotes and claims alike, at times without its opening parenthesis (measured on a real wiki:
+    "Winner (band) - https://wiki.test:43597) Winner is …" failed the claim's number check), or
+    only its ``(title)``: that is removed when ``title`` is one of ``titles``. The header is our
+    rendering, not page text; the rest must still be exact paragraph text.
+
+    Args:
+        quote: the quote or claim as the model wrote it.
+        titles: the titles of the chunks shown to the model.
     """
-    return _HEADER.sub("", quote, count=1)
+    text = _HEADER.sub("", quote, count=1)
+    stripped = text.lstrip()
+    for title in titles:
+        if title and stripped.startswith(f"({title})"):
+            return stripped[len(title) + 2:].lstrip()
+    return text
 
 
 def complete_draft(draft: AnswerOutput, labels: Mapping[str, str], chunks: Mapping[str, ChunkRecord]) -> AnswerOutput:
@@ -124,9 +134,10 @@ def complete_draft(draft: AnswerOutput, labels: Mapping[str, str], chunks: Mappi
     """
     answer = uncut(draft.answer, ANSWER_CHARS)
     shown = {cid: (str(c.get("title") or ""), str(c.get("text", ""))) for cid, c in chunks.items()}
+    titles = sorted({title for title, _ in shown.values()}, key=len, reverse=True)
     claims: list[ClaimItem] = []
     for item in draft.claims:
-        text = strip_header(uncut(item.claim, CLAIM_CHARS))  # the grammar's cap cuts mid-word
+        text = strip_header(uncut(item.claim, CLAIM_CHARS), titles)  # the grammar's cap cuts mid-word
         chunk_id, quote = item.chunk_id, item.quote
         if not quote.strip():
             chunk_id, quote = quote_for(text, resolve_label(chunk_id, labels), shown, focus=answer)
@@ -150,10 +161,13 @@ def draft_citations(draft: AnswerOutput, labels: Mapping[str, str],
     Returns:
         ``[{"claim", "chunk_id", "quote"}]`` in draft order.
     """
+    titles: list[str] = []
     if chunks is not None:
         draft = complete_draft(draft, labels, chunks)
+        titles = sorted({str(c.get("title") or "") for c in chunks.values()}, key=len, reverse=True)
     return [
-        {"claim": item.claim, "chunk_id": resolve_label(item.chunk_id, labels), "quote": strip_header(item.quote)}
+        {"claim": item.claim, "chunk_id": resolve_label(item.chunk_id, labels),
+         "quote": strip_header(item.quote, titles)}
         for item in draft.claims
     ]
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from typing import NamedTuple
+from urllib.parse import urlsplit
 
 from ditto_nb.evidence.rank import focused_excerpt
 from ditto_nb.patterns.common.records import ChunkRecord
@@ -67,13 +69,38 @@ def render_chunks(chunks: Sequence[ChunkRecord], max_chars: int = MAX_CHUNK_CHAR
             (:func:`ditto_nb.evidence.rank.focused_excerpt`).
 
     Returns:
-        One line per chunk: ``[C1] (title - origin) text``.
+        One line per chunk: ``[C1] (title - host) text``, read back by :func:`evidence_lines`. The
+        host stands for the origin without scheme and port: it tells sources apart (cross-check)
+        in fewer tokens, and the port, which varied between runs of one question on a loopback
+        wiki, no longer varies the prompt or gets copied into claims.
     """
     lines = []
     for index, chunk in enumerate(chunks):
         text = focused_excerpt(str(chunk["text"]), query, max_chars)
-        lines.append(f"[{label(index)}] ({chunk.get('title') or 'untitled'} - {chunk['origin']}) {text}")
+        lines.append(f"[{label(index)}] ({chunk.get('title') or 'untitled'} - {_host(str(chunk['origin']))}) {text}")
     return "\n".join(lines)
+
+
+def _host(origin: str) -> str:
+    return urlsplit(origin).hostname or origin
+
+
+class EvidenceLine(NamedTuple):
+    """One evidence line of a prompt (:func:`render_chunks`)."""
+
+    label: str
+    title: str
+    host: str
+    text: str
+
+
+_EVIDENCE_LINE = re.compile(r"^\[(C\d+)\] \(((?:[^()]|\([^()]*\))*) - ([^()\s]+)\) (.*)$", re.M)
+
+
+def evidence_lines(prompt: str) -> list[EvidenceLine]:
+    """The evidence lines :func:`render_chunks` wrote into ``prompt``, in order (for scripted
+    models and benchmarks that read prompts back)."""
+    return [EvidenceLine(*m.groups()) for m in _EVIDENCE_LINE.finditer(prompt)]
 
 
 def _messages(purpose: str, system: str, user: str) -> list[dict[str, str]]:
@@ -300,11 +327,13 @@ def repair_messages(
 
 __all__ = [
     "ANSWER_CHUNK_CHARS",
+    "EvidenceLine",
     "MAX_CHUNK_CHARS",
     "MAX_TOKENS",
     "REPORT_SYSTEM",
     "answer_messages",
     "evidence_block",
+    "evidence_lines",
     "ground_messages",
     "label",
     "plan_messages",

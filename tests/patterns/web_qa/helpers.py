@@ -11,6 +11,7 @@ from typing import Any
 
 from ditto_nb.patterns.common import SearchSetup
 from ditto_nb.patterns.web_qa import WebQaRequest, open_web_qa, run_web_qa
+from ditto_nb.patterns.web_qa.prompts import evidence_lines
 from ditto_nb.patterns.web_qa.prompts import purpose_of as prompt_purpose
 from ditto_nb.runtime.config import RuntimeConfig
 from ditto_nb.sandbox import SandboxWeb
@@ -26,18 +27,11 @@ CORPUS: list[dict[str, Any]] = [
      "paragraphs": [BRIDGE_B, "Fog often covers the bridge towers."]},
 ]
 
-CHUNK_LINE = re.compile(r"^\[(C\d+)\] \((.*?) - (https://[^)]+)\) (.*)$")
 
 
 def chunks_in_prompt(request: dict[str, Any]) -> list[tuple[str, str, str]]:
-    """``(label, origin, text)`` of every chunk line in the last user message."""
-    text = request["messages"][-1]["content"]
-    out = []
-    for line in text.splitlines():
-        match = CHUNK_LINE.match(line)
-        if match:
-            out.append((match.group(1), match.group(3), match.group(4)))
-    return out
+    """``(label, host, text)`` of every chunk line in the last user message."""
+    return [(line.label, line.host, line.text) for line in evidence_lines(request["messages"][-1]["content"])]
 
 
 def purpose_of(request: dict[str, Any]) -> str:

@@ -63,6 +63,13 @@ def test_strip_header_removes_only_the_rendered_chunk_header() -> None:
     assert strip_header("Winner (band) - https://wiki.test:43597) Winner is a boy group.") == "Winner is a boy group."
     assert strip_header("Winner is a boy group - see https://wiki.test.") == "Winner is a boy group - see https://wiki.test."
     assert strip_header("It (not - really) flows") == "It (not - really) flows"
+    # the current rendering: [C1] (title - host) text
+    assert strip_header("[C1] (Winner (band) - wiki.test) Winner is a boy group.") == "Winner is a boy group."
+    assert strip_header("Winner (band) - wiki.test) Winner is a boy group.") == "Winner is a boy group."
+    assert strip_header("The score was 2 - 1) and more.") == "The score was 2 - 1) and more."
+    assert strip_header("(Winner (band)) Winner is a boy group.", ["Winner (band)"]) == "Winner is a boy group."
+    assert strip_header("(Winner (band)) Winner is a boy group.", ["Paris"]) == "(Winner (band)) Winner is a boy group."
+    assert strip_header("(born 1990) He drives.", ["Sergio Pérez"]) == "(born 1990) He drives."
 
 
 async def test_repair_resends_only_failed_claims_and_keeps_passed_ones(
@@ -345,6 +352,26 @@ def test_an_answer_whose_quote_ties_the_questions_years_to_another_name_is_a_pro
     assert tied_elsewhere("What was he voted?", "World's Best Goalkeeper", voted) is None
     problems = answer_problems(question, "Eastern College Athletic Conference-North", "answered", conference)
     assert any("ties the question's years to North Atlantic Conference" in p for p in problems)
+
+
+def test_a_number_the_questions_words_do_not_qualify_is_a_problem() -> None:
+    from ditto_nb.patterns.web_qa.answer_checks import number_elsewhere
+
+    # seen on the real wiki: the arena's capacity for how many it can seat
+    question = "The arena where the Lewiston Maineiacs played their home games can seat how many people?"
+    arena = [{"claim": "x", "citations": [{"quote": (
+        "The Colisée is a 4,000 capacity (3,677 seated) multi-purpose arena in Lewiston, Maine.")}]}]
+    assert number_elsewhere(question, "4,000", arena) == "3,677"
+    assert number_elsewhere(question, "3,677 seated", arena) is None
+    problems = answer_problems(question, "4,000", "answered", arena)
+    assert any("qualify 3,677" in p for p in problems)
+    # the asked words by the answer's number, or by no number at all: nothing to say
+    census = [{"claim": "x", "citations": [{"quote": "The population was 9,984 at the 2010 census."}]}]
+    asked = "The lake is in a county that has a population of how many inhabitants?"
+    assert number_elsewhere(asked, "9,984", census) is None
+    seats = [{"claim": "x", "citations": [{"quote": "It seats 12,000 and opened in 1995 with 80 suites."}]}]
+    assert number_elsewhere("How many people can the arena seat?", "12,000", seats) is None
+    assert number_elsewhere("How many suites does the arena have?", "12,000", seats) == "80"
 
 
 def test_an_answer_that_is_the_relative_the_question_describes_is_a_problem() -> None:
