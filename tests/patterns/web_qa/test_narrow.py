@@ -1,0 +1,66 @@
+"""An answer that only repeats the question's region, narrowed to the "Place, Region" its quote writes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ditto_nb.patterns.common import SearchSetup
+from ditto_nb.patterns.web_qa.narrow import narrower_answer
+from tests.patterns.web_qa.helpers import Script, make_request, run_once
+
+QUESTION = 'The director of the romantic comedy "Big Stone Gap" is based in what New York city?'
+PERSON = ("Adriana Trigiani is an Italian American best-selling author of sixteen books, television writer, "
+          "film director, and entrepreneur based in Greenwich Village, New York City.")
+FILM = "Big Stone Gap is a 2014 American romantic comedy film written and directed by Adriana Trigiani."
+
+
+def _claims(quote: str) -> list[Any]:
+    return [{"claim": "She is an author.", "citations": [{"quote": quote, "title": "T"}], "verification": {}}]
+
+
+def test_an_answer_repeating_the_question_takes_the_place_its_quote_names_before_it() -> None:
+    # seen on the real wiki: "New York City" (every word in the question), quote "… Greenwich Village, New York City."
+    narrowed = narrower_answer(QUESTION, "New York City", _claims(PERSON))
+    assert narrowed is not None
+    answer, claims = narrowed
+    assert answer == "Greenwich Village, New York City"
+    assert claims[0]["claim"] == PERSON  # restated as the quote's sentence: it states the new answer
+    assert narrower_answer("In what Texas county is the lake?", "Texas",
+                           _claims("The lake lies in Harris County, Texas, near Houston."))[0] == "Harris County, Texas"
+
+
+def test_nothing_is_narrowed_without_a_repeat_or_a_place_before_it() -> None:
+    assert narrower_answer(QUESTION, "Greenwich Village", _claims(PERSON)) is None          # says something new
+    assert narrower_answer(QUESTION, "New York City", _claims("She lives in New York City.")) is None  # no place
+    assert narrower_answer("Is she based in New York?", "Yes", _claims(PERSON)) is None
+    # the name before the comma repeats the question too: still nothing new
+    assert narrower_answer("In what New York borough was he born?", "New York",
+                           _claims("He was born in New York, New York.")) is None
+
+
+@pytest.mark.asyncio
+async def test_web_qa_publishes_the_narrowed_answer_without_a_repair(
+    tmp_path: Path, sandbox_factory: Any, config: Any, scripted_model: Any
+) -> None:
+    web = sandbox_factory([
+        {"url": "https://alpha.test/wiki/Big_Stone_Gap_(film)", "title": "Big Stone Gap (film)", "paragraphs": [FILM]},
+        {"url": "https://alpha.test/wiki/Adriana_Trigiani", "title": "Adriana Trigiani", "paragraphs": [PERSON]},
+    ])
+
+    def answer(chunks: list[tuple[str, str, str]]) -> dict[str, Any]:
+        label = next(lbl for lbl, _host, text in chunks if "Greenwich" in text)
+        return {"status": "answered", "answer": "New York City",
+                "claims": [{"claim": "Adriana Trigiani is based in Greenwich Village, New York City.",
+                            "chunk_id": label, "quote": ""}]}
+
+    script = Script(queries=["Big Stone Gap"], answer=answer)
+    scripted_model.responder = script
+    report = await run_once(tmp_path / "t", make_request(web, question=QUESTION), config,
+                            SearchSetup.from_sandbox(web), scripted_model)
+    assert report.answer.status == "answered"
+    assert report.answer.text == "Greenwich Village, New York City"
+    assert "repair" not in script.seen
+    assert all(c.verification.quotes_verified for c in report.answer.claims)
