@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ditto_nb.patterns.web_qa.answer_checks import is_yes_no, repeats_question
+from ditto_nb.patterns.web_qa.answer_checks import expected_kind, is_yes_no, repeats_question
 from ditto_nb.patterns.web_qa.stage_models import ClaimJson
 from ditto_nb.text import normalize_text, split_sentences
 
@@ -33,10 +33,11 @@ def narrower_answer(question: str, answer: str, claims: Sequence[ClaimJson]) -> 
     Returns:
         ``(answer, claims)``: the narrower answer as the quote writes it (``Greenwich Village, New
         York City``) and the claims with the one it came from restated as its quote's sentence; or
-        None when the answer does not repeat the question, or no quote writes a name before it.
+        None when the answer does not repeat the question, the question asks who (a list of
+        people is no place), or no quote writes a name before it.
     """
     key = normalize_text(answer).strip(" .")
-    if not key or is_yes_no(key) or not repeats_question(question, key):
+    if not key or is_yes_no(key) or expected_kind(question) == "person" or not repeats_question(question, key):
         return None
     for index, claim in enumerate(claims):
         for citation in claim.get("citations") or []:

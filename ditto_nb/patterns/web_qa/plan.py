@@ -246,7 +246,8 @@ def _decided(question: str, draft: schemas.AnswerOutput, claims: list[ClaimJson]
     winner = (decide_order(question, compared, every) or decide_nationality(question, compared, every)
               or decide_kind(question, compared, every))
     if winner is None:
-        narrowed = narrower_answer(question, draft.answer, claims) if draft.status == "answered" else None
+        answered = draft.status == "answered" and not compared
+        narrowed = narrower_answer(question, draft.answer, claims) if answered else None
         if narrowed is None:
             return draft, claims, False
         return draft.model_copy(update={"answer": narrowed[0]}), narrowed[1], False

@@ -36,6 +36,8 @@ def test_nothing_is_narrowed_without_a_repeat_or_a_place_before_it() -> None:
     assert narrower_answer(QUESTION, "Greenwich Village", _claims(PERSON)) is None          # says something new
     assert narrower_answer(QUESTION, "New York City", _claims("She lives in New York City.")) is None  # no place
     assert narrower_answer("Is she based in New York?", "Yes", _claims(PERSON)) is None
+    # who-questions are not narrowed: "John, Paul" is a list of people, not a place
+    assert narrower_answer("Who sang with Paul in the band?", "Paul", _claims("The band was John, Paul and Ringo.")) is None
     # the name before the comma repeats the question too: still nothing new
     assert narrower_answer("In what New York borough was he born?", "New York",
                            _claims("He was born in New York, New York.")) is None
