@@ -47,6 +47,10 @@ Tree::
 from __future__ import annotations
 
 
+CONTENT_CHARACTERS = 4000
+"""Longest model content kept on a :class:`ModelOutputInvalid` (characters)."""
+
+
 class DittoError(Exception):
     """Base of every error raised by ditto_nb on purpose.
 
@@ -172,9 +176,19 @@ class ModelServerCrashed(ModelTransportError):
 
 
 class ModelOutputInvalid(ModelError):
-    """The model's content was empty, not JSON, or did not match the expected schema."""
+    """The model's content was empty, not JSON, or did not match the expected schema.
+
+    Attributes:
+        content: the model's whole content (cut to :data:`CONTENT_CHARACTERS`), or None when
+            there was none; kept in the task's failure record so the reply can be read later
+            (the message quotes only an excerpt).
+    """
 
     help = "Try a stronger model or a provider whose structured-output mode is enforced."
+
+    def __init__(self, message: str = "", *, content: str | None = None, help: str | None = None) -> None:
+        super().__init__(message, help=help)
+        self.content = None if content is None else content[:CONTENT_CHARACTERS]
 
 
 class ModelOutputTruncated(ModelError):

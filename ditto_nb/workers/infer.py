@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 import openai
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from ditto_nb.errors import (
     ConfigError,
@@ -42,6 +42,7 @@ from ditto_nb.runtime.config import ProviderConfig, RuntimeConfig
 from ditto_nb.runtime.limits import limited
 from ditto_nb.workers.structured_output import (
     EXCERPT_CHARACTERS,
+    decode_output,
     excerpt,
     with_schema,
     extract_json_object,
@@ -284,18 +285,7 @@ class InferWorker:
             raise ModelRefusal(f"{name}/{model} refused: {excerpt(str(refusal))}")
         if message.content is None:
             raise ModelRefusal(f"{name}/{model} returned no content (null)")
-        data = extract_json_object(message.content)
-        try:
-            validated = output_schema.model_validate(data)
-        except ValidationError as exc:
-            problems = "; ".join(
-                f"{'.'.join(str(p) for p in err['loc']) or '<root>'}: {err['msg']}" for err in exc.errors()[:5]
-            )
-            raise ModelOutputInvalid(
-                f"{name}/{model} output does not match {output_schema.__name__}: {problems}; "
-                f"content: {excerpt(message.content)!r}"
-            ) from exc
-        return validated.model_dump(mode="json")
+        return decode_output(message.content, output_schema, f"{name}/{model}")
 
     async def close(self) -> None:
         """Close the HTTP clients created on the running event loop (others are dropped)."""

@@ -17,7 +17,8 @@ import json
 import re
 from typing import Any
 
-from pydantic import BaseModel
+import json_repair
+from pydantic import BaseModel, ValidationError
 
 from ditto_nb.errors import ConfigError, ModelOutputInvalid
 
@@ -31,6 +32,29 @@ def excerpt(text: str) -> str:
     """The text on one line, cut to :data:`EXCERPT_CHARACTERS` (for error messages)."""
     flat = " ".join(text.split())
     return flat if len(flat) <= EXCERPT_CHARACTERS else flat[:EXCERPT_CHARACTERS] + "…"
+
+
+def _objects(text: str) -> list[dict[str, Any]]:
+    """The JSON objects in ``text``: the whole text when it is one, else each object that decodes
+    from a ``{`` (``json.JSONDecoder.raw_decode``), in order (at most ``_MAX_DECODE_ATTEMPTS``)."""
+    try:
+        whole = json.loads(text)
+    except ValueError:
+        whole = None
+    if isinstance(whole, dict):
+        return [whole]
+    decoder = json.JSONDecoder()
+    found: list[dict[str, Any]] = []
+    for attempt, match in enumerate(re.finditer(r"\{", text)):
+        if attempt >= _MAX_DECODE_ATTEMPTS:
+            break
+        try:
+            value, _end = decoder.raw_decode(text, match.start())
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            found.append(value)
+    return found
 
 
 def extract_json_object(content: str) -> dict[str, Any]:
@@ -47,28 +71,63 @@ def extract_json_object(content: str) -> dict[str, Any]:
         The decoded object.
 
     Raises:
-        ModelOutputInvalid: empty content or no decodable JSON object (message has an excerpt).
+        ModelOutputInvalid: empty content or no decodable JSON object (message has an excerpt,
+            ``content`` the whole reply).
     """
     text = content.strip()
     if not text:
-        raise ModelOutputInvalid("model returned empty content")
-    try:
-        whole = json.loads(text)
-    except ValueError:
-        whole = None
-    if isinstance(whole, dict):
-        return whole
-    decoder = json.JSONDecoder()
-    for attempt, match in enumerate(re.finditer(r"\{", text)):
-        if attempt >= _MAX_DECODE_ATTEMPTS:
-            break
+        raise ModelOutputInvalid("model returned empty content", content=content)
+    found = _objects(text)
+    if not found:
+        raise ModelOutputInvalid(f"model content is not a JSON object: {excerpt(text)!r}", content=content)
+    return found[0]
+
+
+def decode_output(content: str, output_schema: type[BaseModel], source: str = "model") -> dict[str, Any]:
+    """The model's reply as ``output_schema`` (validated, dumped in JSON mode).
+
+    Each JSON object the reply holds is tried in order (see :func:`extract_json_object`), then
+    the reply as ``json_repair`` mends it (closing brackets an early stop left open, a missing
+    comma; https://github.com/mangiucugna/json_repair); the first that validates wins. So a reply
+    whose outer object does not decode but holds the schema's object, or whose object was cut
+    short after its last complete item, is still read. A mended list may hold fewer items than
+    the model meant: callers treat a missing item as absent (a claim without a verdict is not
+    supported). A reply with no valid object raises with the first object's problems.
+
+    Args:
+        content: the assistant message content.
+        output_schema: the expected pydantic model.
+        source: ``provider/model`` for the error message.
+
+    Returns:
+        The validated object as a JSON-ready dict.
+
+    Raises:
+        ModelOutputInvalid: empty content, no JSON object, or none matches the schema (message
+            with the first object's problems and an excerpt; ``content`` the whole reply).
+    """
+    text = content.strip()
+    if not text:
+        raise ModelOutputInvalid(f"{source} returned empty content", content=content)
+    found = _objects(text)
+    repaired = json_repair.loads(text)  # e.g. an outer object cut short, its inner ones whole
+    if isinstance(repaired, dict) and repaired not in found:
+        found.append(repaired)
+    first_error: ValidationError | None = None
+    for value in found:
         try:
-            value, _end = decoder.raw_decode(text, match.start())
-        except ValueError:
-            continue
-        if isinstance(value, dict):
-            return value
-    raise ModelOutputInvalid(f"model content is not a JSON object: {excerpt(text)!r}")
+            return output_schema.model_validate(value).model_dump(mode="json")
+        except ValidationError as exc:
+            first_error = first_error or exc
+    if first_error is None:
+        raise ModelOutputInvalid(f"{source} content is not a JSON object: {excerpt(text)!r}", content=content)
+    problems = "; ".join(
+        f"{'.'.join(str(p) for p in err['loc']) or '<root>'}: {err['msg']}" for err in first_error.errors()[:5]
+    )
+    raise ModelOutputInvalid(
+        f"{source} output does not match {output_schema.__name__}: {problems}; content: {excerpt(text)!r}",
+        content=content,
+    )
 
 
 def _schema_name(model: type[BaseModel]) -> str:
@@ -130,4 +189,4 @@ def with_schema(messages: list[dict[str, Any]], output_schema: type[BaseModel]) 
     return result
 
 
-__all__ = ["EXCERPT_CHARACTERS", "excerpt", "extract_json_object", "response_format_for", "schema_instruction", "with_schema"]
+__all__ = ["EXCERPT_CHARACTERS", "decode_output", "excerpt", "extract_json_object", "response_format_for", "schema_instruction", "with_schema"]

@@ -107,6 +107,27 @@ async def test_schema_invalid_is_output_invalid(scripted_model: ScriptedModel, s
     await worker.close()
 
 
+async def test_first_object_matching_the_schema_wins(scripted_model: ScriptedModel, scripted_config: MakeConfig) -> None:
+    # an outer object that does not decode, an inner object of another shape, then a valid one
+    scripted_model.enqueue('{"note": {"answer": 3}, {"answer": "blue", "confidence": 0.4}')
+    assert (await call(scripted_config()))["output"] == {"answer": "blue", "confidence": 0.4}
+
+
+async def test_object_left_open_is_mended(scripted_model: ScriptedModel, scripted_config: MakeConfig) -> None:
+    # an early stop after the last value (finish_reason stop, not length): json_repair closes it
+    scripted_model.enqueue('{"answer": "blue", "confidence": 0.4')
+    assert (await call(scripted_config()))["output"] == {"answer": "blue", "confidence": 0.4}
+
+
+async def test_output_invalid_keeps_the_whole_reply(scripted_model: ScriptedModel, scripted_config: MakeConfig) -> None:
+    reply = json.dumps({"answer": "x" * 600, "confidence": 7})
+    scripted_model.enqueue(reply)
+    with pytest.raises(ModelOutputInvalid) as caught:
+        await call(scripted_config())
+    assert caught.value.content == reply  # the message quotes ~200 characters; content is whole
+    assert len(str(caught.value)) < len(reply)
+
+
 async def test_length_is_truncated(scripted_model: ScriptedModel, scripted_config: MakeConfig) -> None:
     scripted_model.enqueue('{"answer": "the sky', finish_reason="length")
     with pytest.raises(ModelOutputTruncated):

@@ -6,6 +6,9 @@ every search failing, ...) writes one row ``failure/<time>-<n>`` in the task's n
     {"stage": "selected", "error_type": "ModelServerCrashed", "message": "...", "help": "...",
      "retryable": false, "at": "2026-12-01T05:10:00+00:00"}
 
+plus ``content`` (the model's whole reply, at most :data:`MESSAGE_CHARACTERS`) for a
+``ModelOutputInvalid``, whose message quotes only an excerpt.
+
 ``stage`` is the graph (stage) that was running when the error was raised (``start-up`` when the
 app could not be opened, e.g. the local model server failed its start-up probe). Rows are never
 overwritten: a later successful resume keeps the history. ``ditto-nb show``, the notebook frames
@@ -65,6 +68,9 @@ def failure_row(stage: str, error: BaseException) -> tuple[str, FailureRow]:
         "retryable": bool(getattr(error, "retryable", False)),
         "at": at,
     }
+    content = getattr(error, "content", None)
+    if isinstance(content, str):  # ModelOutputInvalid: the model's whole reply, to read later
+        row["content"] = content[:MESSAGE_CHARACTERS]
     return key, row
 
 

@@ -87,7 +87,8 @@ class Binding(TypedDict):
 
 class FailureRow(TypedDict, total=False):
     """A ``failure/<time>`` row: a failed run's ``stage``, ``error_type``, ``message``,
-    ``help``, ``retryable`` and ``at`` (UTC ISO-8601)."""
+    ``help``, ``retryable``, ``at`` (UTC ISO-8601) and, for ``ModelOutputInvalid``, ``content``
+    (the model's reply)."""
 
     stage: str
     error_type: str
@@ -95,6 +96,7 @@ class FailureRow(TypedDict, total=False):
     help: str
     retryable: bool
     at: str
+    content: str
 
 
 class WithheldClaim(TypedDict, total=False):

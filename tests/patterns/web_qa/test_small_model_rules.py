@@ -3,12 +3,14 @@ decided by code, repair of the failed claims only (scripted model, real sandbox/
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from ditto_nb.errors import ModelOutputInvalid, UngroundedAnswer
+from ditto_nb.notebook import load_task
 from ditto_nb.patterns.common import SearchSetup
 from ditto_nb.patterns.web_qa.answer_checks import answer_problems, described_bridge
 from ditto_nb.patterns.web_qa.candidates import compared_sides
@@ -126,6 +128,9 @@ async def test_conflicting_model_output_without_verified_conflict_is_rejected(
     scripted_model.responder = Script(answer=lambda c: {"status": "conflicting-evidence", "answer": "x", "claims": []})
     with pytest.raises(ModelOutputInvalid, match="PlainAnswerOutput"):
         await run_once(tmp_path / "t", make_request(web), config, search, scripted_model)
+    [failure] = load_task(tmp_path / "t").failures  # the whole reply is kept, to read later
+    assert failure["error_type"] == "ModelOutputInvalid" and failure["stage"] == "report"
+    assert json.loads(failure["content"]) == {"status": "conflicting-evidence", "answer": "x", "claims": []}
 
 
 async def test_prompts_are_ranked_and_capped_and_omissions_recorded(
