@@ -45,7 +45,7 @@ _QUOTED = re.compile(r"\"([^\"]{2,120})\"|“([^”]{2,120})”|(?<!\w)'([^']{2,
 _YES_NO_PAIR = re.compile(
     r"^(?:are|were|is|was|do|did|does|have|had)\s+(.+?)\s+and\s+(.+?)\s+(?:both|each|the same|of the same|"
     r"from the same|in the same|either)\b", re.I)
-_DEMONYM_ENDINGS = ("an", "ese", "ish", "ch", "ic")
+DEMONYM_ENDINGS = ("an", "ese", "ish", "ch", "ic")
 _WORD = re.compile(r"[\w][\w.'&-]*")
 _PAREN = re.compile(r"\s*\([^)]*\)\s*")
 MAX_FALLBACKS = 4
@@ -136,7 +136,7 @@ def question_entities(question: str) -> list[str]:
     def weight(item: tuple[int, str]) -> tuple[int, int, int]:
         position, value = item
         single = " " not in value
-        weak = single and (value.lower().endswith(_DEMONYM_ENDINGS) or text.startswith(value))
+        weak = single and (value.lower().endswith(DEMONYM_ENDINGS) or text.startswith(value))
         return (position >= quoted, weak, -min(len(value.split()), 4) if not single else 0)
 
     ranked = sorted(enumerate(dict.fromkeys(found)), key=lambda item: (weight(item), item[0]))

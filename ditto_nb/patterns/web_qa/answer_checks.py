@@ -112,6 +112,34 @@ def described_bridge(question: str, answer: str, bridges: Sequence[str]) -> str 
     return next((b for b in bridges if key and title_key(b) == key), None)
 
 
+_DESCRIBED_NOUN = re.compile(r"\bthe (?:[\w'-]+ ){0,2}?[\w'-]+(?= (?:who|whom|whose|that|which|where)\b)")
+_RELATIVE_NAME = re.compile(r"\bthe (?:[a-z][\w'-]* ){0,2}?[a-z][\w'-]* of (?:the )?[A-Z][\w'-]*(?: [A-Z][\w'-]*)*")
+
+
+def restated(question: str, bridge: str) -> str:
+    """The question with the entity it describes named: ``(bridge)`` after the description.
+
+    "What government position was held by the woman who portrayed Corliss Archer …?" with
+    ``Shirley Temple`` → "What government position was held by the woman (Shirley Temple) who
+    portrayed Corliss Archer …?"; "… the father of Kasper Schmeichel voted …" → "… the father of
+    Kasper Schmeichel (Peter Schmeichel) voted …". A one-hop question is what a small model
+    answers well (the follow-up question of self-ask, Press et al., 2022). The question is
+    returned unchanged when it holds no such description.
+
+    Args:
+        question: the question as asked.
+        bridge: the in-between entity's name.
+
+    Returns:
+        The restated question.
+    """
+    text = normalize_text(question)
+    found = _DESCRIBED_NOUN.search(text) or _RELATIVE_NAME.search(text)
+    if not found:
+        return text
+    return f"{text[:found.end()]} ({bridge}){text[found.end():]}"
+
+
 _EXCLUDING = re.compile(r"\b(?:besides|aside from|apart from|other than|except(?: for)?)\s+([^,?;]+)", re.I)
 _MARK = re.compile(r"(?<![\w'])(?:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*|\d[\d,.]*\d|\d)")
 
@@ -348,7 +376,8 @@ def answer_problems(question: str, answer: str, status: str, claims: Sequence[Cl
     bridge = described_bridge(question, answer, bridges)
     if bridge:
         problems.append(f"answer: {bridge} is the in-between entity the question describes; the question asks for "
-                        f"a fact about {bridge} — answer with that fact, from a chunk that states it")
+                        f"a fact about {bridge}: {restated(question, bridge)} Answer with that fact, from a chunk "
+                        f"that states it")
     elsewhere = tied_elsewhere(question, text, claims)
     if elsewhere:
         problems.append(f"answer: its quote ties the question's years to {elsewhere}, not to the answer; answer with "
@@ -365,4 +394,4 @@ def answer_problems(question: str, answer: str, status: str, claims: Sequence[Cl
 
 
 __all__ = ["YES_NO", "answer_problems", "carried", "described_bridge", "excluded_entity", "expected_kind", "is_yes_no",
-           "number_elsewhere", "repeats_question", "tied_elsewhere"]
+           "number_elsewhere", "repeats_question", "restated", "tied_elsewhere"]

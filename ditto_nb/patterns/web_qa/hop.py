@@ -74,7 +74,7 @@ def plan_hop(run: RunState, plan: PlanJson, searched: SearchedJson, read: ReadJs
         # selection's own names: a small model's lookup is often a name already read or wrong)
         chosen = set(selected.get("selected") or [])
         texts = [str(c["text"]) for c in selected.get("candidates") or [] if c["chunk_id"] in chosen]
-        for name in bridge_candidates(req.question, texts, known, limit=1):
+        for name in bridge_candidates(req.question, texts, known, limit=1, one_word=True):
             if title_key(name) not in {title_key(n) for n in lookup}:
                 lookup.append(name)
     missing = list(selected.get("missing") or [])
