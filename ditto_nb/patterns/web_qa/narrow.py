@@ -1,4 +1,6 @@
-"""The place a quote names inside the region the answer only repeats (pure, no model call).
+"""Answers code makes more precise from their own verified quotes (pure, no model call).
+
+**The place a quote names inside the region the answer only repeats.**
 
 "The director of "Big Stone Gap" is based in what New York city?" was answered "New York City"
 (measured on a real wiki) while the quote the claim stood on says "… based in Greenwich Village,
@@ -8,6 +10,14 @@ verified quote writes the answer right after a capitalized name and a comma (the
 Region" form of addresses and places: "Brooklyn, New York", "Harris County, Texas"), that name
 with the answer is what was asked. The claim that quote stands on is restated as the quote's
 sentence (exact page text, so it states the new answer; the grounding review already passed it).
+
+**The number the question counts.** "… can seat how many people?" was answered "4,000" from the
+quote "… a 4,000 capacity (3,677 seated) arena" (measured on a real wiki; the repair call, told
+"answer with 3,677", wrote "4,000" again). When the answer's quote sentence holds another number
+that the question's own words qualify
+(:func:`~ditto_nb.patterns.web_qa.answer_checks.number_elsewhere`), that number with the words
+after it that the question uses ("3,677 seated") is the answer, and the claim is restated as the
+quote's sentence.
 """
 
 from __future__ import annotations
@@ -15,7 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ditto_nb.patterns.web_qa.answer_checks import expected_kind, is_yes_no, repeats_question
+from ditto_nb.patterns.web_qa.answer_checks import expected_kind, is_yes_no, number_elsewhere, repeats_question
 from ditto_nb.patterns.web_qa.stage_models import ClaimJson
 from ditto_nb.text import normalize_text, split_sentences
 
@@ -56,4 +66,41 @@ def narrower_answer(question: str, answer: str, claims: Sequence[ClaimJson]) -> 
     return None
 
 
-__all__ = ["narrower_answer"]
+def counted_answer(question: str, answer: str, claims: Sequence[ClaimJson]) -> tuple[str, list[ClaimJson]] | None:
+    """The number of the answer's quote sentence that the question counts, when the answer gave another.
+
+    Args:
+        question: the question as asked (only ``how many`` / ``how much`` questions are changed).
+        answer: the draft's short answer.
+        claims: the verified claims (report JSON: ``claim`` and ``citations`` with ``quote``).
+
+    Returns:
+        ``(answer, claims)``: the number as the quote writes it with the words after it that share
+        a stem (first four letters) with the question's words (``3,677 seated``), and the claims
+        with the one it came from restated as its quote's sentence; or None.
+    """
+    if expected_kind(question) != "number":
+        return None
+    number = number_elsewhere(question, answer, claims)
+    if number is None:
+        return None
+    asked = {w[:4] for w in re.findall(r"[a-z]+", normalize_text(question).lower()) if len(w) >= 4}
+    for index, claim in enumerate(claims):
+        for citation in claim.get("citations") or []:
+            for sentence in split_sentences(normalize_text(str(citation.get("quote", "")))):
+                found = re.search(rf"(?<![\d,.]){re.escape(number)}(?![\d,])((?:\s+[a-z][\w'-]*){{0,2}})", sentence)
+                if found is None:
+                    continue
+                after = []
+                for word in found.group(1).split():
+                    if len(word) < 4 or word[:4] not in asked:
+                        break
+                    after.append(word)
+                restated = list(claims)
+                restated[index] = ClaimJson(claim=sentence, citations=claim["citations"],
+                                            verification=claim["verification"])
+                return " ".join([number, *after]), restated
+    return None
+
+
+__all__ = ["counted_answer", "narrower_answer"]

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from ditto_nb.patterns.common import SearchSetup
-from ditto_nb.patterns.web_qa.narrow import narrower_answer
+from ditto_nb.patterns.web_qa.narrow import counted_answer, narrower_answer
 from tests.patterns.web_qa.helpers import Script, make_request, run_once
 
 QUESTION = 'The director of the romantic comedy "Big Stone Gap" is based in what New York city?'
@@ -64,5 +64,50 @@ async def test_web_qa_publishes_the_narrowed_answer_without_a_repair(
                             SearchSetup.from_sandbox(web), scripted_model)
     assert report.answer.status == "answered"
     assert report.answer.text == "Greenwich Village, New York City"
+    assert "repair" not in script.seen
+    assert all(c.verification.quotes_verified for c in report.answer.claims)
+
+
+ARENA = ("The Androscoggin Bank Colisée is a 4,000 capacity (3,677 seated) multi-purpose arena in Lewiston, Maine, "
+         "that opened in 1958.")
+SEATS = "The arena where the Lewiston Maineiacs played their home games can seat how many people?"
+
+
+def test_a_number_the_question_does_not_count_becomes_the_one_its_quote_sentence_counts() -> None:
+    # seen on the real wiki: "4,000" answered, and repaired to "4,000" again after "answer with 3,677"
+    counted = counted_answer(SEATS, "4,000", _claims(ARENA))
+    assert counted is not None
+    answer, claims = counted
+    assert answer == "3,677 seated"
+    assert claims[0]["claim"] == ARENA
+    assert counted_answer(SEATS, "3,677", _claims(ARENA)) is None               # already the counted number
+    assert counted_answer("When did the arena open?", "4,000", _claims(ARENA)) is None  # not a how-many question
+    assert counted_answer("How many people does the arena hold?", "4,000",
+                          _claims("The arena holds 4,000 people and opened in 1958.")) is None
+
+
+@pytest.mark.asyncio
+async def test_web_qa_publishes_the_counted_number_without_a_repair(
+    tmp_path: Path, sandbox_factory: Any, config: Any, scripted_model: Any
+) -> None:
+    web = sandbox_factory([
+        {"url": "https://alpha.test/wiki/Lewiston_Maineiacs", "title": "Lewiston Maineiacs",
+         "paragraphs": ["The Lewiston Maineiacs played their home games at the Androscoggin Bank Colisée."]},
+        {"url": "https://alpha.test/wiki/Androscoggin_Bank_Colisée", "title": "Androscoggin Bank Colisée",
+         "paragraphs": [ARENA]},
+    ])
+
+    def answer(chunks: list[tuple[str, str, str]]) -> dict[str, Any]:
+        label = next(lbl for lbl, _host, text in chunks if "3,677" in text)
+        return {"status": "answered", "answer": "4,000",
+                "claims": [{"claim": "The Androscoggin Bank Colisée is a 4,000 capacity arena.", "chunk_id": label,
+                            "quote": ""}]}
+
+    script = Script(queries=["Lewiston Maineiacs"], answer=answer)
+    scripted_model.responder = script
+    report = await run_once(tmp_path / "t", make_request(web, question=SEATS), config,
+                            SearchSetup.from_sandbox(web), scripted_model)
+    assert report.answer.status == "answered"
+    assert report.answer.text == "3,677 seated"
     assert "repair" not in script.seen
     assert all(c.verification.quotes_verified for c in report.answer.claims)
