@@ -47,6 +47,8 @@ KINSHIP = frozenset(
 one by the inverse word ("He is the son of … Peter Schmeichel")."""
 _CLAUSE = re.compile(r"\s*(?:[,;:()\[\]]|\s[–—-]\s)\s*")
 """Where a list or an aside ends a name: "starring George Raft, Claire Trevor and Signe Hasso"."""
+_NUMBER_TAIL = re.compile(r"\s+(?:for|of|the|in|at|by|to|from)\s+\d.*$")
+"""A connector and a number after a name end the name: "bought by Vextor for 5 billion"."""
 _QUALIFIER = re.compile(r"\(([^()]*)\)")
 _DESCRIBED_HEAD = re.compile(r"\b([a-z][\w-]+)\s+(?:who|whom|whose|that|which|where)\b")
 
@@ -156,12 +158,13 @@ def _evidence_names(text: str) -> list[str]:
     :func:`~ditto_nb.patterns.common.retrieval.question_entities` read sentence by sentence (so
     "Peter Schmeichel" in one sentence is not hidden by "Kasper Peter Schmeichel" in another) and
     clause by clause (a comma, semicolon, colon, bracket or dash ends a name: "George Raft, Claire
-    Trevor" are two), a span joined by ``and`` split into its parts ("Manchester United and Danish")."""
+    Trevor" are two), a span joined by ``and`` split into its parts ("Manchester United and Danish"),
+    a number after a connector cut off ("Vextor for 5 billion" is "Vextor")."""
     names: list[str] = []
     for sentence in split_sentences(normalize_text(text)):
         for clause in _CLAUSE.split(sentence):
             for span in question_entities(clause) if clause.strip() else []:
-                names += [part for part in re.split(r"\s+and\s+(?:the\s+)?", span) if part]
+                names += [_NUMBER_TAIL.sub("", part) for part in re.split(r"\s+and\s+(?:the\s+)?", span) if part]
     return list(dict.fromkeys(names))
 
 

@@ -235,3 +235,31 @@ async def test_a_swapped_chunk_label_is_quoted_from_the_chunk_that_names_the_cla
     (claim,) = report.answer.claims
     (citation,) = claim.citations
     assert citation.title == "Mara Quell" and "Aarhus" in citation.quote
+
+
+async def test_second_hop_reads_a_one_word_bridge_the_selection_did_not_name(
+    tmp_path: Path, sandbox_factory: Any, config, scripted_model
+) -> None:
+    """The small model's selection usually names no lookup: code names the bridge, and a
+    one-word title ("Halliburton", "Carrefour") counts when the question's words stand before it."""
+    web = sandbox_factory([
+        {"url": wiki_url("Lumamart"), "title": "Lumamart", "paragraphs": [
+            "Lumamart was a hypermarket chain. It was founded in Lyon in 1968. In 1991 the chain was bought by "
+            "its rival Vextor for 5 billion francs."]},
+        {"url": wiki_url("Vextor"), "title": "Vextor", "paragraphs": [
+            "Vextor is a retail group. At the end of 2016 Vextor operated 1,462 hypermarkets."]},
+        {"url": wiki_url("Lyon"), "title": "Lyon", "paragraphs": ["Lyon is a city in France with a chain of hills."]},
+    ])
+
+    def answer(chunks: list[tuple[str, str, str]]) -> dict[str, Any]:
+        return {"status": "answered", "answer": "1,462", "claims": [
+            claim_for(chunks, "At the end of 2016 Vextor operated 1,462 hypermarkets.", "Vextor operated 1,462 hypermarkets.")]}
+
+    recorder = Recorder(Script(queries=["Lumamart"], answer=answer))
+    scripted_model.responder = recorder
+    question = "How many hypermarkets did the chain that bought Lumamart in 1991 operate at the end of 2016?"
+    report = await run_once(tmp_path / "t", make_request(web, question=question, max_queries=2, max_pages=4),
+                            config, SearchSetup.from_sandbox(web), scripted_model)
+    assert report.queries == ["Lumamart", "Vextor"]  # "bought by its rival Vextor": not "Lyon"
+    assert report.answer.status == "answered" and report.answer.text == "1,462"
+    assert "Vextor" in {c.title for c in report.evidence}
