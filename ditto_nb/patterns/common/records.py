@@ -234,21 +234,26 @@ class PublishedFiles(TypedDict):
 
 class SearchSpec(TypedDict):
     """A search spec: the query ``text``, its relaxation ladder ``fallbacks`` (tried in order
-    while a form returns no hit) and the ``entity`` searched by title first ("" for none)."""
+    while a form returns no hit), the ``entity`` searched by title first ("" for none) and, in a
+    second hop, ``alternates``: other names tried when every hit is a page already read."""
 
     text: str
     fallbacks: list[str]
     entity: str
+    alternates: NotRequired[list[str]]
 
 
 class SearchArgs(TypedDict, total=False):
     """``web_search`` tool arguments: ``query``, ``limit`` (hits), the relaxation ladder
-    ``fallbacks`` and the entity ``title`` searched first."""
+    ``fallbacks``, the entity ``title`` searched first, the URLs already ``seen`` and the
+    ``alternates`` tried when every hit is among them."""
 
     query: str
     limit: int
     fallbacks: list[str]
     title: str
+    seen: list[str]
+    alternates: list[str]
 
 
 @with_config(_OPEN)

@@ -2,11 +2,13 @@
 
 :func:`build_task_tools` returns ``{name: async tool}`` for one task:
 
-- ``web_search(query, limit, fallbacks=(), title=None)`` → ``{"ok", "query", "used", "tried",
-  "hits": [...], "failure"?, "error"?}``; hits are discovery metadata only
-  (``discovery_only=True``), never evidence. ``fallbacks`` are relaxed forms of the query tried in
-  order while a form returns no hit (a wiki's search ANDs the words, see
+- ``web_search(query, limit, fallbacks=(), title=None, seen=(), alternates=())`` → ``{"ok",
+  "query", "used", "tried", "hits": [...], "failure"?, "error"?}``; hits are discovery metadata
+  only (``discovery_only=True``), never evidence. ``fallbacks`` are relaxed forms of the query
+  tried in order while a form returns no hit (a wiki's search ANDs the words, see
   :mod:`ditto_nb.patterns.common.retrieval`); ``used`` is the form whose hits are returned.
+  ``alternates`` (a second hop's other bridge names) are tried in order, as they are, when every
+  hit so far is a URL in ``seen`` (pages already read); the first that finds a new page is used.
   ``title``: when the provider offers title search (``search_titles``), pages whose title
   matches it come first (a provider error there is ignored: title search is an extra).
 - ``page_read(url)`` → ``read_page`` under the task's NetworkPolicy, snapshot stored; returns
@@ -121,7 +123,8 @@ def build_task_tools(
     allowed = set(policy.allowed_origins)
 
     async def web_search(
-        query: str, limit: int, fallbacks: Sequence[str] = (), title: str | None = None
+        query: str, limit: int, fallbacks: Sequence[str] = (), title: str | None = None, seen: Sequence[str] = (),
+        alternates: Sequence[str] = (),
     ) -> SearchResult:
         nonlocal provider
         if provider is None:
@@ -146,9 +149,21 @@ def build_task_tools(
                 break
             if hits:
                 break
+        used = tried[-1]
+        old = set(seen)
+        if alternates and not any(h["url"] not in old for h in found) and not any(h.url not in old for h in hits):
+            for form in alternates:  # nothing new: the next name, as it is (no relaxation, no title search)
+                tried.append(form)
+                try:
+                    result = await provider.search(form, limit)
+                except SearchProviderError:
+                    break
+                if any(h.url not in old for h in result):
+                    hits, used, found = result, form, []
+                    break
         urls = {hit["url"] for hit in found}
         merged = found + [h for h in (_dump(hit) for hit in hits) if h["url"] not in urls]
-        return {"ok": True, "query": query, "used": tried[-1], "tried": tried, "hits": merged[:limit]}
+        return {"ok": True, "query": query, "used": used, "tried": tried, "hits": merged[:limit]}
 
     async def page_read(url: str) -> PageRecord:
         try:

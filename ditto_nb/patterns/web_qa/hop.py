@@ -5,10 +5,13 @@ pages are read, the selection call returns ``lookup`` (the bridge names it found
 and ``missing`` (facets no chunk answers). Lookup names whose page was already read are dropped
 (a small model often names a page it has just seen). Unless the plan's later queries name
 something the question does not (the plan's guess at the bridge, which then comes first), code
-adds the multi-word name the selected chunks mention most that the question does not name
-(:func:`~ditto_nb.patterns.common.relevance.bridge_candidates`) after the selection's names. The second hop's queries are, in order: each bridge
-name alone, the plan's queries the first hop had no budget for (the plan's guess at the second
-step), and the entities of the missing facets. When there is one and the request's budgets
+adds the two names the selected chunks best describe that the question does not name
+(:func:`~ditto_nb.patterns.common.relevance.bridge_candidates`, one-word names admitted) after the
+selection's names. The second hop's queries are, in order: each bridge name alone, the plan's
+queries the first hop had no budget for (the plan's guess at the second step), and the entities
+of the missing facets. Bridge names left without a query of their own become the first query's
+``alternates``: tried, within the same search, when it finds no page that was not read already
+("Katherine Applegate" found only the page just read). When there is one and the request's budgets
 have room, two more stage graphs run — ``hop-searched`` and ``hop-read`` — with no extra model
 call; the best chunks of the new pages (BM25 against the question and the bridge names) join the
 selected chunks shown to the answer call (:func:`merge_hop`).
@@ -74,7 +77,7 @@ def plan_hop(run: RunState, plan: PlanJson, searched: SearchedJson, read: ReadJs
         # selection's own names: a small model's lookup is often a name already read or wrong)
         chosen = set(selected.get("selected") or [])
         texts = [str(c["text"]) for c in selected.get("candidates") or [] if c["chunk_id"] in chosen]
-        for name in bridge_candidates(req.question, texts, known, limit=1, one_word=True):
+        for name in bridge_candidates(req.question, texts, known, limit=2, one_word=True):
             if title_key(name) not in {title_key(n) for n in lookup}:
                 lookup.append(name)
     missing = list(selected.get("missing") or [])
@@ -93,6 +96,12 @@ def plan_hop(run: RunState, plan: PlanJson, searched: SearchedJson, read: ReadJs
     search += [{"text": q.text, "fallbacks": list(q.fallbacks), "entity": q.entity}
                for q in hop_queries([], missing, sorted(sent), budget)]
     search = search[: max(0, budget)]
+    # bridge names left without a query of their own are tried when the first query finds no
+    # page that was not read already
+    sent = {str(q["text"]).lower() for q in search}
+    left = [name for name in lookup if name.lower() not in sent]
+    if search and left:
+        search[0] = {**search[0], "alternates": left}
     attempted = len(read.get("pages") or []) + sum(1 for f in read.get("failures") or [] if f.get("stage") == "read")
     pages = req.max_pages - attempted
     if not search or pages < 1:
@@ -107,11 +116,12 @@ def hop_stages(run: RunState, hop: HopPlan, read: ReadJson) -> Generator[GraphSt
         SearchFailed, ReadFailed: as the first hop's stages (``allow_partial`` rules).
     """
     s = run.stages
+    already = frozenset(str(p.get("url")) for p in read.get("pages") or []) | frozenset(
+        str(p.get("final_url")) for p in read.get("pages") or [])
     if "hop-searched" not in s:
-        s["hop-searched"] = yield from searched_stage(run, hop, stage="hop-searched", prefix="hop-search")
+        s["hop-searched"] = yield from searched_stage(run, hop, stage="hop-searched", prefix="hop-search",
+                                                      seen=sorted(already))
     if "hop-read" not in s:
-        already = frozenset(str(p.get("url")) for p in read.get("pages") or []) | frozenset(
-            str(p.get("final_url")) for p in read.get("pages") or [])
         urls = candidate_urls(run.request, s["hop-searched"], budget=int(hop["pages"]), skip=already,
                               names=tuple(hop.get("names") or ()))
         s["hop-read"] = yield from read_stage(run, s["hop-searched"], stage="hop-read", urls=urls)

@@ -9,7 +9,7 @@ Which pages to read and which chunks to show the model are decided in
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
@@ -193,7 +193,7 @@ def plan_stage(run: RunState) -> Step[PlanJson]:
 
 
 def searched_stage(run: RunState, plan: PlanJson | HopPlan, stage: str = "searched",
-                   prefix: str = "search") -> Step[SearchedJson]:
+                   prefix: str = "search", seen: Sequence[str] = ()) -> Step[SearchedJson]:
     """Stage ``searched`` (or the second hop's ``hop-searched``): run every query through the
     ``web_search`` tool, each with its relaxation ladder and entity title.
 
@@ -202,6 +202,8 @@ def searched_stage(run: RunState, plan: PlanJson | HopPlan, stage: str = "search
         plan: ``{"queries": [text]}`` and optionally ``{"search": [{"text", "fallbacks", "entity"}]}``.
         stage: the stage name committed.
         prefix: ledger key prefix of the searches.
+        seen: URLs already read (the second hop): when every hit of a query is among them, its
+            ``alternates`` are tried.
 
     Raises:
         SearchFailed: every search failed, or one failed and ``allow_partial`` is false.
@@ -223,6 +225,9 @@ def searched_stage(run: RunState, plan: PlanJson | HopPlan, stage: str = "search
             args["fallbacks"] = list(spec["fallbacks"])
         if spec.get("entity"):
             args["title"] = spec["entity"]
+        if seen and spec.get("alternates"):
+            args["seen"] = sorted(seen)
+            args["alternates"] = list(spec.get("alternates") or [])
         tool_input: ToolCall = {"tool": "web_search", "args": args}
         after += [key, add_ledgered_call(g, run.task, key=key, kind="search", name=query,
                                          capability=INTERACTION_ACT_TOOL, input=tool_input)]

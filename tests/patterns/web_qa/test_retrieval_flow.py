@@ -263,3 +263,32 @@ async def test_second_hop_reads_a_one_word_bridge_the_selection_did_not_name(
     assert report.queries == ["Lumamart", "Vextor"]  # "bought by its rival Vextor": not "Lyon"
     assert report.answer.status == "answered" and report.answer.text == "1,462"
     assert "Vextor" in {c.title for c in report.evidence}
+
+
+async def test_second_hop_tries_the_next_bridge_name_when_the_first_finds_only_pages_read(
+    tmp_path: Path, sandbox_factory: Any, config, scripted_model
+) -> None:
+    """Seen on the real wiki: the hop searched "Katherine Applegate", whose only hit was the page
+    just read, and read nothing. The next bridge name is tried within the same search."""
+    web = sandbox_factory([
+        {"url": wiki_url("Lumamart"), "title": "Lumamart", "paragraphs": [
+            "Lumamart was a hypermarket chain. In 1991 the chain was bought by the hypermarket owner Pia Norden "
+            "and merged into her chain Vextor."]},
+        {"url": wiki_url("Vextor"), "title": "Vextor", "paragraphs": [
+            "Vextor is a retail group. At the end of 2016 Vextor operated 1,462 hypermarkets."]},
+    ])
+
+    def answer(chunks: list[tuple[str, str, str]]) -> dict[str, Any]:
+        return {"status": "answered", "answer": "1,462", "claims": [
+            claim_for(chunks, "At the end of 2016 Vextor operated 1,462 hypermarkets.", "Vextor operated 1,462 hypermarkets.")]}
+
+    recorder = Recorder(Script(queries=["Lumamart"], answer=answer))
+    scripted_model.responder = recorder
+    question = "How many hypermarkets did the chain that bought Lumamart in 1991 operate at the end of 2016?"
+    report = await run_once(tmp_path / "t", make_request(web, question=question, max_queries=2, max_pages=4),
+                            config, SearchSetup.from_sandbox(web), scripted_model)
+    assert report.queries == ["Lumamart", "Pia Norden"]
+    hop = report.searches[-1]
+    assert hop.hits[0]["title"] == "Vextor"  # found by the alternate name, in the same search
+    assert len(report.queries) <= 2 and report.answer.text == "1,462"
+    assert "Vextor" in {c.title for c in report.evidence}
