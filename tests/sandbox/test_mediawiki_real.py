@@ -55,6 +55,15 @@ async def test_search_requires_every_term(wiki: MediaWikiSite) -> None:
     assert await _provider(wiki).search("Shirley Temple diplomat", 10) != []
 
 
+async def test_title_search_puts_the_shortest_titles_first(wiki: MediaWikiSite) -> None:
+    # SQLite's title search returns matches unranked; the provider keeps the shortest titles (the
+    # main article before its sub-pages), ranked 1..n
+    hits = await _provider(wiki).search_titles("Corliss", 3)
+    assert [hit.title for hit in hits] == ["Meet Corliss Archer", "A Kiss for Corliss", "Meet Corliss Archer (TV series)"]
+    assert [hit.rank for hit in hits] == [1, 2, 3]
+    assert [hit.title for hit in await _provider(wiki).search_titles("Corliss", 1)] == ["Meet Corliss Archer"]
+
+
 async def test_search_follows_real_continuation(wiki: MediaWikiSite) -> None:
     everything = await _provider(wiki).search("film", 50)
     paged = await _provider(wiki, page_size=2).search("film", 5)
