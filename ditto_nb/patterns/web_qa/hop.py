@@ -10,9 +10,10 @@ adds the two names the selected chunks best describe that the question does not 
 (:func:`~ditto_nb.patterns.common.relevance.bridge_candidates`, one-word names admitted) after the
 selection's names. The second hop's queries are, in order: each bridge name alone, the plan's
 queries the first hop had no budget for (the plan's guess at the second step), and the entities
-of the missing facets. Bridge names left without a query of their own become the first query's
-``alternates``: tried, within the same search, when it finds no page that was not read already
-("Katherine Applegate" found only the page just read). When there is one and the request's budgets
+of the missing facets. Bridge names left without a query of their own, then the queries the
+budget cut, become the first query's ``alternates`` (at most :data:`MAX_ALTERNATES`): tried,
+within the same search, when it finds no page that was not read already ("Katherine Applegate"
+found only the page just read). When there is one and the request's budgets
 have room, two more stage graphs run — ``hop-searched`` and ``hop-read`` — with no extra model
 call; the best chunks of the new pages (BM25 against the question and the bridge names) join the
 selected chunks shown to the answer call (:func:`merge_hop`).
@@ -41,6 +42,8 @@ from ditto_nb.patterns.web_qa.stages import RunState, candidate_urls, rank_candi
 from ditto_nb.runtime.graph import GraphStep, NodeOutputs
 from ditto_nb.text import normalize_text
 
+MAX_ALTERNATES = 3
+"""Most other names (or cut queries) a second hop's first query tries when it finds nothing new."""
 HOP_CHUNKS = 3
 """Most chunks of second-hop pages added to the answer call's evidence."""
 MAX_EVIDENCE = 6
@@ -101,13 +104,13 @@ def plan_hop(run: RunState, plan: PlanJson, searched: SearchedJson, read: ReadJs
     sent |= {str(q["text"]).lower() for q in search}
     search += [{"text": q.text, "fallbacks": list(q.fallbacks), "entity": q.entity}
                for q in hop_queries([], missing, sorted(sent), budget)]
-    search = search[: max(0, budget)]
-    # bridge names left without a query of their own are tried when the first query finds no
-    # page that was not read already
+    search, cut = search[: max(0, budget)], search[max(0, budget):]
+    # bridge names left without a query of their own, then the queries the budget cut, are tried
+    # when the first query finds no page that was not read already
     sent = {str(q["text"]).lower() for q in search}
-    left = [name for name in [*lookup, *code] if name.lower() not in sent]
+    left = [name for name in [*lookup, *code, *(str(q["text"]) for q in cut)] if name.lower() not in sent]
     if search and left:
-        search[0] = {**search[0], "alternates": left}
+        search[0] = {**search[0], "alternates": list(dict.fromkeys(left))[:MAX_ALTERNATES]}
     attempted = len(read.get("pages") or []) + sum(1 for f in read.get("failures") or [] if f.get("stage") == "read")
     pages = req.max_pages - attempted
     if not search or pages < 1:
@@ -170,4 +173,4 @@ def merge_hop(question: str, selected: SelectedJson, hop: HopPlan | None,
             "selected": chosen[:MAX_EVIDENCE]}
 
 
-__all__ = ["HOP_CHUNKS", "MAX_EVIDENCE", "hop_stages", "merge_hop", "plan_hop"]
+__all__ = ["HOP_CHUNKS", "MAX_ALTERNATES", "MAX_EVIDENCE", "hop_stages", "merge_hop", "plan_hop"]
