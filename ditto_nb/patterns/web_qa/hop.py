@@ -4,8 +4,8 @@ A bridge question names entity A and asks about B, which only A's page names. Af
 pages are read, the selection call returns ``lookup`` (the bridge names it found in the chunks)
 and ``missing`` (facets no chunk answers). Lookup names whose page was already read are dropped
 (a small model often names a page it has just seen). Unless the plan's later queries name
-something the question does not and the pages read name it too (the plan's guess at the bridge,
-which then comes first), code
+something the question does not (the plan's guess at the bridge, which then comes first, with
+code's names as its alternates), code
 adds the two names the selected chunks best describe that the question does not name
 (:func:`~ditto_nb.patterns.common.relevance.bridge_candidates`, one-word names admitted) after the
 selection's names. The second hop's queries are, in order: each bridge name alone, the plan's
@@ -26,7 +26,6 @@ available too.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Generator
 
 from ditto_nb.patterns.common.relevance import bridge_candidates
@@ -40,7 +39,6 @@ from ditto_nb.patterns.common.records import SearchSpec
 from ditto_nb.patterns.web_qa.stage_models import HopPlan, HopResult, PlanJson, ReadJson, SearchedJson, SelectedJson
 from ditto_nb.patterns.web_qa.stages import RunState, candidate_urls, rank_candidates, read_stage, searched_stage
 from ditto_nb.runtime.graph import GraphStep, NodeOutputs
-from ditto_nb.text import normalize_text
 
 MAX_ALTERNATES = 3
 """Most other names (or cut queries) a second hop's first query tries when it finds nothing new."""
@@ -70,12 +68,10 @@ def plan_hop(run: RunState, plan: PlanJson, searched: SearchedJson, read: ReadJs
         return None
     lookup = list(selected.get("lookup") or [])
     deferred = [q.copy() for q in plan.get("deferred") or []]
-    asked = set(re.findall(r"\w+", normalize_text(req.question).lower()))
-    page_text = normalize_text(" ".join(str(t) for p in read.get("pages") or [] for t in p.get("paragraphs") or [])).lower()
-    # the plan's later queries that name something the question does not (its guess at the
-    # bridge), when the pages read name it too: a guess no page names was measured to be
-    # invented ("Stephen King" for the writer of a song), and then code's names come first
-    guesses = [q for q in deferred if _guess(str(q["text"]), asked, page_text)]
+    asked = {w for e in question_entities(req.question) for w in e.lower().split()}
+    # the plan's later queries that name something the question does not (its guess at the bridge)
+    guesses = [q for q in deferred if any(w not in asked for e in question_entities(str(q["text"]))
+                                          for w in e.lower().split())]
     known = [str(p.get("title") or "") for p in read.get("pages") or []]
     read_keys = {title_key(t) for t in known}
     # a lookup name whose page was already read brings nothing new
@@ -116,16 +112,6 @@ def plan_hop(run: RunState, plan: PlanJson, searched: SearchedJson, read: ReadJs
     if not search or pages < 1:
         return None
     return {"queries": [q["text"] for q in search], "search": search, "pages": pages, "names": [*lookup, *code]}
-
-
-def _guess(query: str, asked: set[str], pages: str) -> bool:
-    """Whether a plan query names something the question does not (a word of one of its names
-    that is no word of the question) and the pages read name that name."""
-    for name in question_entities(query):
-        words = re.findall(r"\w+", name.lower())
-        if any(w not in asked for w in words) and re.search(rf"(?<!\w){re.escape(name.lower())}(?!\w)", pages):
-            return True
-    return False
 
 
 def hop_stages(run: RunState, hop: HopPlan, read: ReadJson) -> Generator[GraphStep, NodeOutputs, HopResult]:

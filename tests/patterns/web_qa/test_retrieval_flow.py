@@ -294,11 +294,11 @@ async def test_second_hop_tries_the_next_bridge_name_when_the_first_finds_only_p
     assert "Vextor" in {c.title for c in report.evidence}
 
 
-async def test_a_plan_guess_no_page_names_does_not_take_the_hop(
+async def test_a_plan_guess_that_finds_no_new_page_gives_way_to_the_pages_name(
     tmp_path: Path, sandbox_factory: Any, config, scripted_model
 ) -> None:
-    """Seen on the real wiki: the plan guessed "Stephen King" for the writer of a song, no page
-    read named him, and the hop searched him instead of the name the song's page gave."""
+    """Seen on the real wiki: the plan's guess "Kaiser Ventures Corporation" took the hop and found
+    only the page already read. Code's bridge names are the guess's alternates."""
     web = sandbox_factory([
         {"url": wiki_url("Lumamart"), "title": "Lumamart", "paragraphs": [
             "Lumamart was a hypermarket chain. In 1991 the chain was bought by its rival Vextor, a unit of "
@@ -312,12 +312,12 @@ async def test_a_plan_guess_no_page_names_does_not_take_the_hop(
             claim_for(chunks, "At the end of 2016 Vextor operated 1,462 hypermarkets.", "Vextor operated 1,462 hypermarkets.")]}
 
     question = "How many hypermarkets did the chain that bought Lumamart in 1991 operate at the end of 2016?"
-    # (the page names "Norda Holdings": that guess is searched first, finds only the page read, and
-    # code's name "Vextor" is tried as its alternate)
-    for guess, hop in (("Zorbex Retail", "Vextor"), ("Norda Holdings", "Norda Holdings")):
+    # an invented guess finds nothing; a guess the page names finds only that page: either way the
+    # guess keeps the hop's query and code's name "Vextor" is tried as its alternate
+    for guess in ("Zorbex Retail", "Norda Holdings"):
         scripted_model.responder = Recorder(Script(queries=["Lumamart", guess], answer=answer))
         report = await run_once(tmp_path / guess, make_request(web, question=question, max_queries=2, max_pages=4),
                                 config, SearchSetup.from_sandbox(web), scripted_model)
-        # an invented guess gives way to the name the page gives; a guess the page names stays first
-        assert report.queries == ["Lumamart", hop]
+        assert report.queries == ["Lumamart", guess]
+        assert report.searches[-1].hits[0]["title"] == "Vextor"
         assert report.answer.text == "1,462"
