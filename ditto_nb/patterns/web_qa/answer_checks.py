@@ -112,34 +112,6 @@ def described_bridge(question: str, answer: str, bridges: Sequence[str]) -> str 
     return next((b for b in bridges if key and title_key(b) == key), None)
 
 
-_DESCRIBED_NOUN = re.compile(r"\bthe (?:[\w'-]+ ){0,2}?[\w'-]+(?= (?:who|whom|whose|that|which|where)\b)")
-_RELATIVE_NAME = re.compile(r"\bthe (?:[a-z][\w'-]* ){0,2}?[a-z][\w'-]* of (?:the )?[A-Z][\w'-]*(?: [A-Z][\w'-]*)*")
-
-
-def restated(question: str, bridge: str) -> str:
-    """The question with the entity it describes named: ``(bridge)`` after the description.
-
-    "What government position was held by the woman who portrayed Corliss Archer …?" with
-    ``Shirley Temple`` → "What government position was held by the woman (Shirley Temple) who
-    portrayed Corliss Archer …?"; "… the father of Kasper Schmeichel voted …" → "… the father of
-    Kasper Schmeichel (Peter Schmeichel) voted …". A one-hop question is what a small model
-    answers well (the follow-up question of self-ask, Press et al., 2022). The question is
-    returned unchanged when it holds no such description.
-
-    Args:
-        question: the question as asked.
-        bridge: the in-between entity's name.
-
-    Returns:
-        The restated question.
-    """
-    text = normalize_text(question)
-    found = _DESCRIBED_NOUN.search(text) or _RELATIVE_NAME.search(text)
-    if not found:
-        return text
-    return f"{text[:found.end()]} ({bridge}){text[found.end():]}"
-
-
 _EXCLUDING = re.compile(r"\b(?:besides|aside from|apart from|other than|except(?: for)?)\s+([^,?;]+)", re.I)
 _MARK = re.compile(r"(?<![\w'])(?:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*|\d[\d,.]*\d|\d)")
 
@@ -201,29 +173,42 @@ def tied_elsewhere(question: str, answer: str, claims: Sequence[ClaimJson]) -> s
         The name between (``North Atlantic Conference``), or None when the question states no
         year, no quote sentence holds the answer and its years, or nothing stands between.
     """
+    return tied_in(question, answer, [str(c.get("quote", "")) for claim in claims for c in claim.get("citations") or []])
+
+
+def tied_in(question: str, answer: str, texts: Sequence[str]) -> str | None:
+    """:func:`tied_elsewhere` over any texts (quotes, or the chunks shown to the answer call).
+
+    Args:
+        question: the question as asked.
+        answer: the draft's short answer.
+        texts: quotes or chunk texts.
+
+    Returns:
+        The name the question's years qualify, in a sentence that holds the answer; or None.
+    """
     years = [m.group(1) for m in YEAR.finditer(normalize_text(question))]
     key = normalize_text(answer).strip(" .").lower()
     if not years or len(key) < 2:
         return None
     asked = normalize_text(question).lower()
-    for claim in claims:
-        for citation in claim.get("citations") or []:
-            for sentence in split_sentences(normalize_text(str(citation.get("quote", "")))):
-                at = sentence.lower().find(key)
-                if at < 0 or not all(y in sentence for y in years):
-                    continue
-                end = at + len(key)
-                starts = {m.start() for y in years for m in re.finditer(re.escape(y), sentence)}
-                spans = [_year_window(sentence, years, start) for start in starts]
-                windows = sorted({w for w in spans if w is not None},
-                                 key=lambda w: (w[1] - w[0], min(abs(w[0] - end), abs(at - w[1]))))
-                if not windows:
-                    continue
-                lo, hi = (end, windows[0][0]) if windows[0][0] >= end else (windows[0][1], at)
-                between = [m.group(0) for m in _NAME_SPAN.finditer(sentence[lo:hi])
-                           if m.group(0).lower() not in asked and m.group(0).lower() not in key]
-                if between:
-                    return between[-1] if lo == end else between[0]
+    for text in texts:
+        for sentence in split_sentences(normalize_text(text)):
+            at = sentence.lower().find(key)
+            if at < 0 or not all(y in sentence for y in years):
+                continue
+            end = at + len(key)
+            starts = {m.start() for y in years for m in re.finditer(re.escape(y), sentence)}
+            spans = [_year_window(sentence, years, start) for start in starts]
+            windows = sorted({w for w in spans if w is not None},
+                             key=lambda w: (w[1] - w[0], min(abs(w[0] - end), abs(at - w[1]))))
+            if not windows:
+                continue
+            lo, hi = (end, windows[0][0]) if windows[0][0] >= end else (windows[0][1], at)
+            between = [m.group(0) for m in _NAME_SPAN.finditer(sentence[lo:hi])
+                       if m.group(0).lower() not in asked and m.group(0).lower() not in key]
+            if between:
+                return between[-1] if lo == end else between[0]
     return None
 
 
@@ -330,7 +315,7 @@ def _quotes(claims: Sequence[ClaimJson]) -> list[tuple[str, str]]:
 
 def answer_problems(question: str, answer: str, status: str, claims: Sequence[ClaimJson],
                     compared: Sequence[str] = (), fits: bool = True, fits_reason: str = "",
-                    bridges: Sequence[str] = (), decided: bool = False) -> list[str]:
+                    bridges: Sequence[str] = (), decided: bool = False, evidence: Sequence[str] = ()) -> list[str]:
     """Problems of a draft's answer (empty when it answers the question from its quotes).
 
     Args:
@@ -345,6 +330,10 @@ def answer_problems(question: str, answer: str, status: str, claims: Sequence[Cl
         decided: code chose the answer from the claims (:mod:`ditto_nb.patterns.web_qa.comparison`:
             one compared side's name, or yes/no): the answer-words checks are skipped; both
             sides must still be quoted.
+        evidence: the texts of the chunks shown to the answer call: a sentence there that ties
+            the question's years to another name than the answer is a problem too (measured:
+            "America East Conference" for "formerly known as what from 1988 to 1996", its quote
+            without the years, a chunk saying "the North Atlantic Conference from 1988 to 1996").
 
     Returns:
         Human-readable problems, each starting with ``answer:``.
@@ -376,12 +365,14 @@ def answer_problems(question: str, answer: str, status: str, claims: Sequence[Cl
     bridge = described_bridge(question, answer, bridges)
     if bridge:
         problems.append(f"answer: {bridge} is the in-between entity the question describes; the question asks for "
-                        f"a fact about {bridge}: {restated(question, bridge)} Answer with that fact, from a chunk "
-                        f"that states it")
+                        f"a fact about {bridge} — answer with that fact, from a chunk that states it")
     elsewhere = tied_elsewhere(question, text, claims)
     if elsewhere:
         problems.append(f"answer: its quote ties the question's years to {elsewhere}, not to the answer; answer with "
                         f"the name the quote gives for those years")
+    elif not decided and (elsewhere := tied_in(question, text, evidence)):
+        problems.append(f"answer: a chunk ties the question's years to {elsewhere}, not to the answer; answer with "
+                        f"the name the chunk gives for those years, from that chunk")
     excluded = excluded_entity(question, answer, claims)
     if excluded:
         problems.append(f"answer: it is {excluded}, which the question excludes; answer with the other one it asks "
@@ -394,4 +385,4 @@ def answer_problems(question: str, answer: str, status: str, claims: Sequence[Cl
 
 
 __all__ = ["YES_NO", "answer_problems", "carried", "described_bridge", "excluded_entity", "expected_kind", "is_yes_no",
-           "number_elsewhere", "repeats_question", "restated", "tied_elsewhere"]
+           "number_elsewhere", "repeats_question", "tied_elsewhere", "tied_in"]

@@ -149,7 +149,7 @@ def _report_stage(run: RunState, plan: PlanJson, read: ReadJson,
                                                 conflicts_out, [], [], [])
         claims = result.valid_claims
         draft, claims, decided = _decided(question, draft, claims, compared, chunks)
-        answer_issues = _answer_issues(question, draft, claims, compared, result, bridges, decided)
+        answer_issues = _answer_issues(question, draft, claims, compared, result, bridges, decided, chunks)
         if result.problems and not answer_issues and claims:
             # The answer stands on its verified, supported claims: the failed claims are withheld
             # with their reasons, and the repair (two model calls) is not needed.
@@ -173,7 +173,7 @@ def _report_stage(run: RunState, plan: PlanJson, read: ReadJson,
                 raise UngroundedAnswer("the answer failed verification after one repair: "
                                        + "; ".join(result.problems))
             draft, claims, decided = _decided(question, draft, claims, compared, chunks)
-            answer_issues = _answer_issues(question, draft, claims, compared, result, bridges, decided)
+            answer_issues = _answer_issues(question, draft, claims, compared, result, bridges, decided, chunks)
             if withheld or answer_issues:
                 # Failed claims are withheld (with their reasons), never published; an answer its
                 # verified quotes do not carry is not published either.
@@ -228,11 +228,11 @@ def _report_stage(run: RunState, plan: PlanJson, read: ReadJson,
 
 
 def _answer_issues(question: str, draft: schemas.AnswerOutput, claims: list[ClaimJson], compared: list[str],
-                   result: Evaluation, bridges: list[str], decided: bool) -> list[str]:
+                   result: Evaluation, bridges: list[str], decided: bool, chunks: list[ChunkRecord]) -> list[str]:
     """The answer-level problems of a draft (see :mod:`ditto_nb.patterns.web_qa.answer_checks`)."""
     return answer_problems(question, draft.answer, draft.status, claims, compared,
                            fits=result.fits or decided, fits_reason=result.fits_reason, bridges=bridges,
-                           decided=decided)
+                           decided=decided, evidence=[str(c["text"]) for c in chunks])
 
 
 def _decided(question: str, draft: schemas.AnswerOutput, claims: list[ClaimJson], compared: list[str],
