@@ -179,37 +179,66 @@ def tied_elsewhere(question: str, answer: str, claims: Sequence[ClaimJson]) -> s
 def tied_in(question: str, answer: str, texts: Sequence[str]) -> str | None:
     """:func:`tied_elsewhere` over any texts (quotes, or the chunks shown to the answer call).
 
+    When the question asks what something was known as (called, named, renamed, titled), a
+    sentence that refers back to the answer rather than naming it counts as holding it: one that
+    opens with a pronoun or "The <noun>" ("The conference was known as … the North Atlantic
+    Conference from 1988 to 1996.") after an earlier sentence of the same text that names the
+    answer ("The America East Conference is a collegiate athletic conference …"). There the name
+    nearest before the years (else the first after them) is what they qualify. Other questions
+    are left out: in "He coached the Vermont Catamounts from 1988 to 1996." the years qualify what
+    the answer did, not another name for it.
+
     Args:
         question: the question as asked.
         answer: the draft's short answer.
         texts: quotes or chunk texts.
 
     Returns:
-        The name the question's years qualify, in a sentence that holds the answer; or None.
+        The name the question's years qualify, in a sentence that holds (or refers back to) the
+        answer; or None.
     """
     years = [m.group(1) for m in YEAR.finditer(normalize_text(question))]
     key = normalize_text(answer).strip(" .").lower()
     if not years or len(key) < 2:
         return None
     asked = normalize_text(question).lower()
+    renamed = _ASKS_NAME.search(asked) is not None
+
+    def named(part: str) -> list[str]:
+        return [m.group(0) for m in _NAME_SPAN.finditer(part) if m.group(0).lower() not in STOP_WORDS
+                and m.group(0).lower() not in asked and m.group(0).lower() not in key]
+
     for text in texts:
+        named_before = False
         for sentence in split_sentences(normalize_text(text)):
             at = sentence.lower().find(key)
-            if at < 0 or not all(y in sentence for y in years):
+            refers = at < 0 and renamed and named_before and _REFERS_BACK.match(sentence) is not None
+            named_before = named_before or at >= 0
+            if (at < 0 and not refers) or not all(y in sentence for y in years):
                 continue
-            end = at + len(key)
+            end = at + len(key) if at >= 0 else 0
             starts = {m.start() for y in years for m in re.finditer(re.escape(y), sentence)}
             spans = [_year_window(sentence, years, start) for start in starts]
             windows = sorted({w for w in spans if w is not None},
                              key=lambda w: (w[1] - w[0], min(abs(w[0] - end), abs(at - w[1]))))
             if not windows:
                 continue
+            if refers:
+                before, after = named(sentence[:windows[0][0]]), named(sentence[windows[0][1]:])
+                if before or after:
+                    return before[-1] if before else after[0]
+                continue
             lo, hi = (end, windows[0][0]) if windows[0][0] >= end else (windows[0][1], at)
-            between = [m.group(0) for m in _NAME_SPAN.finditer(sentence[lo:hi])
-                       if m.group(0).lower() not in asked and m.group(0).lower() not in key]
+            between = named(sentence[lo:hi])
             if between:
                 return between[-1] if lo == end else between[0]
     return None
+
+
+_REFERS_BACK = re.compile(r"(?:It|He|She|They|Its|His|Her|Their|(?:The|This)\s+[a-z][\w-]*)\b")
+"""A sentence opening that refers back to the text's subject instead of naming it."""
+_ASKS_NAME = re.compile(r"\b(?:known|called|named|renamed|titled)\b")
+"""A question asking for a name something had (in the years it states)."""
 
 
 _NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")

@@ -376,6 +376,26 @@ def test_an_answer_whose_quote_ties_the_questions_years_to_another_name_is_a_pro
     assert any("ties the question's years to North Atlantic Conference" in p for p in problems)
 
 
+def test_a_chunk_sentence_referring_back_to_the_answer_ties_the_years_of_a_name_question() -> None:
+    from ditto_nb.patterns.web_qa.answer_checks import tied_in
+
+    # seen on the real wiki: the answer's own page names it, then says "The conference was known as …"
+    question = "The Vermont Catamounts currently compete in a conference that was formerly known as what from 1988 to 1996?"
+    page = ("The America East Conference is a collegiate athletic conference affiliated with the NCAA Division I. "
+            "The conference was known as the Eastern College Athletic Conference-North from 1979 to 1988 and the "
+            "North Atlantic Conference from 1988 to 1996.")
+    assert tied_in(question, "America East Conference", [page]) == "North Atlantic Conference"
+    assert tied_in(question, "North Atlantic Conference", [page]) is None
+    # the referring sentence must follow one that names the answer, in the same text
+    assert tied_in(question, "America East Conference", [page.split(". ", 1)[1]]) is None
+    # a question that does not ask for a name: the years qualify what the answer did
+    coach = "John Smith is an American coach. He coached the Vermont Catamounts from 1988 to 1996."
+    assert tied_in("Who coached the university's team from 1988 to 1996?", "John Smith", [coach]) is None
+    assert tied_in("What was the team called from 1988 to 1996?", "John Smith", [coach]) == "Vermont Catamounts"
+    problems = answer_problems(question, "America East Conference", "answered", [], evidence=[page])
+    assert any("a chunk ties the question's years to North Atlantic Conference" in p for p in problems)
+
+
 def test_a_number_the_questions_words_do_not_qualify_is_a_problem() -> None:
     from ditto_nb.patterns.web_qa.answer_checks import number_elsewhere
 
