@@ -177,7 +177,15 @@ def tied_elsewhere(question: str, answer: str, claims: Sequence[ClaimJson]) -> s
 
 
 def tied_in(question: str, answer: str, texts: Sequence[str]) -> str | None:
-    """:func:`tied_elsewhere` over any texts (quotes, or the chunks shown to the answer call).
+    """:func:`tied_elsewhere` over any texts: the name of :func:`tie`, or None."""
+    found = tie(question, answer, texts)
+    return found[0] if found else None
+
+
+def tie(question: str, answer: str, texts: Sequence[str]) -> tuple[str, int, str] | None:
+    """Where a text ties the question's years to another name than the answer.
+
+    :func:`tied_elsewhere`'s rule over any texts (quotes, or the chunks shown to the answer call).
 
     When the question asks what something was known as (called, named, renamed, titled), a
     sentence that refers back to the answer rather than naming it counts as holding it: one that
@@ -194,21 +202,22 @@ def tied_in(question: str, answer: str, texts: Sequence[str]) -> str | None:
         texts: quotes or chunk texts.
 
     Returns:
-        The name the question's years qualify, in a sentence that holds (or refers back to) the
-        answer; or None.
+        ``(name, index, sentence)``: the name the question's years qualify, the index of the text
+        and its sentence (normalized, :func:`ditto_nb.text.normalize_text`) that holds (or refers
+        back to) the answer and ties them; or None.
     """
     years = [m.group(1) for m in YEAR.finditer(normalize_text(question))]
     key = normalize_text(answer).strip(" .").lower()
     if not years or len(key) < 2:
         return None
     asked = normalize_text(question).lower()
-    renamed = _ASKS_NAME.search(asked) is not None
+    renamed = asks_name(question)
 
     def named(part: str) -> list[str]:
         return [m.group(0) for m in _NAME_SPAN.finditer(part) if m.group(0).lower() not in STOP_WORDS
                 and m.group(0).lower() not in asked and m.group(0).lower() not in key]
 
-    for text in texts:
+    for index, text in enumerate(texts):
         named_before = False
         for sentence in split_sentences(normalize_text(text)):
             at = sentence.lower().find(key)
@@ -226,19 +235,24 @@ def tied_in(question: str, answer: str, texts: Sequence[str]) -> str | None:
             if refers:
                 before, after = named(sentence[:windows[0][0]]), named(sentence[windows[0][1]:])
                 if before or after:
-                    return before[-1] if before else after[0]
+                    return (before[-1] if before else after[0]), index, sentence
                 continue
             lo, hi = (end, windows[0][0]) if windows[0][0] >= end else (windows[0][1], at)
             between = named(sentence[lo:hi])
             if between:
-                return between[-1] if lo == end else between[0]
+                return (between[-1] if lo == end else between[0]), index, sentence
     return None
 
 
 _REFERS_BACK = re.compile(r"(?:It|He|She|They|Its|His|Her|Their|(?:The|This)\s+[a-z][\w-]*)\b")
 """A sentence opening that refers back to the text's subject instead of naming it."""
-_ASKS_NAME = re.compile(r"\b(?:known|called|named|renamed|titled)\b")
-"""A question asking for a name something had (in the years it states)."""
+_ASKS_NAME = re.compile(r"\b(?:known as|called|named|renamed|titled)\b(?!\s+(?:after|for|by|on|in|to)\b)")
+"""A question asking for a name something had (in the years it states); not "named after", "called for"."""
+
+
+def asks_name(question: str) -> bool:
+    """True when the question asks what something was known as (called, named, renamed, titled)."""
+    return _ASKS_NAME.search(normalize_text(question).lower()) is not None
 
 
 _NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
@@ -414,4 +428,4 @@ def answer_problems(question: str, answer: str, status: str, claims: Sequence[Cl
 
 
 __all__ = ["YES_NO", "answer_problems", "carried", "described_bridge", "excluded_entity", "expected_kind", "is_yes_no",
-           "number_elsewhere", "repeats_question", "tied_elsewhere", "tied_in"]
+           "number_elsewhere", "repeats_question", "asks_name", "tie", "tied_elsewhere", "tied_in"]

@@ -18,6 +18,15 @@ that the question's own words qualify
 (:func:`~ditto_nb.patterns.web_qa.answer_checks.number_elsewhere`), that number with the words
 after it that the question uses ("3,677 seated") is the answer, and the claim is restated as the
 quote's sentence.
+
+**The name the question's years qualify.** "… a conference that was formerly known as what from
+1988 to 1996?" was answered "America East Conference" (the conference's name today, measured on
+a real wiki); the repair call then wrote "North Atlantic Conference" but cited the sentence that
+names America East, so the task ended insufficient. When the question asks what something was
+known as (called, named …) and a shown chunk's sentence ties the question's years to another name
+than the answer (:func:`~ditto_nb.patterns.web_qa.answer_checks.tie`: "The conference was known
+as … the North Atlantic Conference from 1988 to 1996."), that name is the answer and that sentence,
+verified as exact chunk text, is its first claim.
 """
 
 from __future__ import annotations
@@ -25,7 +34,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ditto_nb.patterns.web_qa.answer_checks import expected_kind, is_yes_no, number_elsewhere, repeats_question
+from ditto_nb.patterns.common.records import ChunkRecord
+from ditto_nb.patterns.web_qa.answer_checks import (asks_name, expected_kind, is_yes_no, number_elsewhere,
+                                                    repeats_question, tie)
+from ditto_nb.patterns.web_qa.evaluate import chunk_citation
 from ditto_nb.patterns.web_qa.stage_models import ClaimJson
 from ditto_nb.text import normalize_text, split_sentences
 
@@ -103,4 +115,38 @@ def counted_answer(question: str, answer: str, claims: Sequence[ClaimJson]) -> t
     return None
 
 
-__all__ = ["counted_answer", "narrower_answer"]
+def renamed_answer(question: str, answer: str, claims: Sequence[ClaimJson],
+                   chunks: Sequence[ChunkRecord]) -> tuple[str, list[ClaimJson]] | None:
+    """The name a shown chunk ties the question's years to, for a question asking a former name.
+
+    Args:
+        question: the question as asked (only questions asking what something was known as,
+            called, named, renamed or titled, with a year, are changed).
+        answer: the draft's short answer.
+        claims: the verified claims (report JSON).
+        chunks: the chunks shown to the model (``ChunkRecord``: ``chunk_id``, ``text``, ``title``…).
+
+    Returns:
+        ``(answer, claims)``: the name (``North Atlantic Conference``) and the claims with the
+        tying sentence first, cited from its chunk and verified as exact text; or None when the
+        question asks no name, no chunk ties its years to another name, or the sentence is not
+        exact chunk text.
+    """
+    if not asks_name(question) or is_yes_no(answer):
+        return None
+    found = tie(question, answer, [str(c.get("text", "")) for c in chunks])
+    if found is None:
+        return None
+    name, index, sentence = found
+    citation = chunk_citation(chunks[index], sentence)
+    if citation is None:
+        return None
+    added: ClaimJson = {"claim": sentence, "citations": [citation], "verification": {
+        "quotes_verified": True, "grounded": True,
+        "grounding_reason": f"added by code: the sentence of {citation['title'] or 'a shown chunk'} that ties the "
+                            f"question's years to {name}",
+        "cross_check_passed": None, "origins": [citation["origin"]]}}
+    return name, [added, *claims]
+
+
+__all__ = ["counted_answer", "narrower_answer", "renamed_answer"]

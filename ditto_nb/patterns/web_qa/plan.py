@@ -56,7 +56,7 @@ from ditto_nb.patterns.web_qa.comparison import decide_nationality, decide_order
 from ditto_nb.patterns.web_qa.kinds import decide_kind
 from ditto_nb.patterns.web_qa.sides import side_claims
 from ditto_nb.patterns.web_qa.answer_checks import answer_problems
-from ditto_nb.patterns.web_qa.narrow import counted_answer, narrower_answer
+from ditto_nb.patterns.web_qa.narrow import counted_answer, narrower_answer, renamed_answer
 from ditto_nb.patterns.web_qa.hop import hop_stages, merge_hop, plan_hop
 from ditto_nb.patterns.web_qa.evaluate import (
     Evaluation,
@@ -241,7 +241,8 @@ def _decided(question: str, draft: schemas.AnswerOutput, claims: list[ClaimJson]
     ordering comparison, yes/no of a nationality one or of a kind, :mod:`.kinds`), its claims (with the deciding sentence of a
     side the draft left without one, :mod:`.sides`) and whether code decided; otherwise an answer
     that repeats the question narrowed to the "Place, Region" its quote writes, or a number
-    replaced by the one its quote sentence says the question counts (:mod:`.narrow`;
+    replaced by the one its quote sentence says the question counts, or a former name replaced by
+    the one a shown chunk ties the question's years to (:mod:`.narrow`;
     not "decided": the answer checks still run), else the model's answer and claims."""
     every = [*claims, *side_claims(question, compared, claims, chunks)]
     winner = (decide_order(question, compared, every) or decide_nationality(question, compared, every)
@@ -249,7 +250,7 @@ def _decided(question: str, draft: schemas.AnswerOutput, claims: list[ClaimJson]
     if winner is None:
         answered = draft.status == "answered" and not compared
         narrowed = (narrower_answer(question, draft.answer, claims) or counted_answer(question, draft.answer, claims)
-                    if answered else None)
+                    or renamed_answer(question, draft.answer, claims, chunks) if answered else None)
         if narrowed is None:
             return draft, claims, False
         return draft.model_copy(update={"answer": narrowed[0]}), narrowed[1], False

@@ -1,4 +1,5 @@
-"""An answer that only repeats the question's region, narrowed to the "Place, Region" its quote writes."""
+"""Answers code makes more precise from verified text: the "Place, Region" a quote writes, the number
+the question counts, the former name a chunk ties the question's years to."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from typing import Any
 import pytest
 
 from ditto_nb.patterns.common import SearchSetup
-from ditto_nb.patterns.web_qa.narrow import counted_answer, narrower_answer
+from ditto_nb.patterns.web_qa.narrow import counted_answer, narrower_answer, renamed_answer
+from ditto_nb.sandbox import wiki_url
 from tests.patterns.web_qa.helpers import Script, make_request, run_once
 
 QUESTION = 'The director of the romantic comedy "Big Stone Gap" is based in what New York city?'
@@ -111,3 +113,64 @@ async def test_web_qa_publishes_the_counted_number_without_a_repair(
     assert report.answer.text == "3,677 seated"
     assert "repair" not in script.seen
     assert all(c.verification.quotes_verified for c in report.answer.claims)
+
+
+FORMER = "The Vermont Catamounts men's soccer team competes in a conference that was formerly known as what from 1988 to 1996?"
+CONFERENCE = ("The America East Conference is a collegiate athletic conference whose members are located mainly in the Northeastern "
+              "United States. "
+              "The conference was known as the Eastern College Athletic Conference-North from 1979 to 1988 and the "
+              "North Atlantic Conference from 1988 to 1996.")
+TEAM = "The Vermont Catamounts men's soccer team competes in the America East Conference."
+
+
+def _record(title: str, text: str) -> Any:
+    return {"chunk_id": title, "url": wiki_url(title), "final_url": wiki_url(title), "origin": "https://wiki.test",
+            "title": title, "fetched_at": "2026-12-04T00:00:00Z", "sha256": "0" * 64, "paragraph_index": 0,
+            "text": text}
+
+
+def test_a_former_name_asked_for_becomes_the_one_a_shown_chunk_ties_the_years_to() -> None:
+    shown = [_record("Vermont Catamounts men's soccer", TEAM), _record("America East Conference", CONFERENCE)]
+    renamed = renamed_answer(FORMER, "America East Conference", _claims(TEAM), shown)
+    assert renamed is not None
+    answer, claims = renamed
+    assert answer == "North Atlantic Conference"
+    first = claims[0]
+    assert first["claim"].startswith("The conference was known as")
+    assert first["citations"][0]["title"] == "America East Conference"
+    cited = first["citations"][0]
+    assert CONFERENCE[cited["start"]:cited["end"]] == cited["quote"] == first["claim"]       # exact chunk text
+    assert len(claims) == 2                                                       # the draft's claim is kept
+    assert renamed_answer(FORMER, "North Atlantic Conference", _claims(CONFERENCE), shown) is None  # already it
+    # no name asked (the years qualify what the team did), or the tying text not shown: unchanged
+    assert renamed_answer("Which conference did the team compete in from 1988 to 1996?", "America East Conference",
+                          _claims(TEAM), shown) is None
+    assert renamed_answer(FORMER, "America East Conference", _claims(TEAM), shown[:1]) is None
+
+
+@pytest.mark.asyncio
+async def test_web_qa_publishes_the_former_name_without_a_repair(
+    tmp_path: Path, sandbox_factory: Any, config: Any, scripted_model: Any
+) -> None:
+    web = sandbox_factory([
+        {"url": "https://alpha.test/wiki/Vermont_Catamounts_men's_soccer", "title": "Vermont Catamounts men's soccer",
+         "paragraphs": [TEAM]},
+        {"url": "https://alpha.test/wiki/America_East_Conference", "title": "America East Conference",
+         "paragraphs": [CONFERENCE]},
+    ])
+
+    def answer(chunks: list[tuple[str, str, str]]) -> dict[str, Any]:
+        label = next(lbl for lbl, _host, text in chunks if "competes in the America East" in text)
+        return {"status": "answered", "answer": "America East Conference",
+                "claims": [{"claim": "The team competes in the America East Conference.", "chunk_id": label,
+                            "quote": ""}]}
+
+    script = Script(queries=["Vermont Catamounts"], answer=answer)
+    scripted_model.responder = script
+    report = await run_once(tmp_path / "t", make_request(web, question=FORMER), config,
+                            SearchSetup.from_sandbox(web), scripted_model)
+    assert report.answer.status == "answered"
+    assert report.answer.text == "North Atlantic Conference"
+    assert "repair" not in script.seen
+    assert all(c.verification.quotes_verified for c in report.answer.claims)
+    assert any("North Atlantic Conference from 1988 to 1996" in c.claim for c in report.answer.claims)

@@ -381,7 +381,8 @@ def test_a_chunk_sentence_referring_back_to_the_answer_ties_the_years_of_a_name_
 
     # seen on the real wiki: the answer's own page names it, then says "The conference was known as …"
     question = "The Vermont Catamounts currently compete in a conference that was formerly known as what from 1988 to 1996?"
-    page = ("The America East Conference is a collegiate athletic conference affiliated with the NCAA Division I. "
+    page = ("The America East Conference is a collegiate athletic conference whose members are located mainly in the Northeastern "
+            "United States. "
             "The conference was known as the Eastern College Athletic Conference-North from 1979 to 1988 and the "
             "North Atlantic Conference from 1988 to 1996.")
     assert tied_in(question, "America East Conference", [page]) == "North Atlantic Conference"
@@ -392,6 +393,7 @@ def test_a_chunk_sentence_referring_back_to_the_answer_ties_the_years_of_a_name_
     coach = "John Smith is an American coach. He coached the Vermont Catamounts from 1988 to 1996."
     assert tied_in("Who coached the university's team from 1988 to 1996?", "John Smith", [coach]) is None
     assert tied_in("What was the team called from 1988 to 1996?", "John Smith", [coach]) == "Vermont Catamounts"
+    assert tied_in("Which team named after John Smith played from 1988 to 1996?", "John Smith", [coach]) is None
     problems = answer_problems(question, "America East Conference", "answered", [], evidence=[page])
     assert any("a chunk ties the question's years to North Atlantic Conference" in p for p in problems)
 
