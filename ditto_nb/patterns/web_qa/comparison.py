@@ -54,11 +54,11 @@ _CUES: tuple[tuple[Order, re.Pattern[str]], ...] = (
                         r"greater|greatest|heavier)\b")),
     ("fewer", re.compile(r"\b(fewer|fewest|less|least|smaller|smallest|shorter|shortest|lower|lowest|lighter)\b")),
 )
-YEAR = re.compile(r"(?<![\d,.])(1\d{3}|20\d{2})(?![\d,])")
+YEAR = re.compile(r"(?<!\d)(?<!\d[,.])(1\d{3}|20\d{2})(?!\d|[,.]\d)")
 _NATIONS = {"english": "british", "scottish": "british", "welsh": "british", "northern irish": "british",
             "korean": "south korean", "argentine": "argentinean", "icelandic": "icelander", "slovenian": "slovene"}
 """Nationality words countryinfo lacks, mapped to the one they are compared as."""
-_NUMBER = re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?![\d,])|(?<![\w.,])\d+(?:\.\d+)?(?![\w,])")
+_NUMBER = re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?!\d|,\d)|(?<![\w.])(?<!\d,)\d+(?:\.\d+)?(?!\w|,\d)")
 
 
 def order_of(question: str) -> Order | None:

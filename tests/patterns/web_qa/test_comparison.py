@@ -261,3 +261,23 @@ def test_side_claims_only_for_a_comparison_code_decides() -> None:
     assert [c["claim"] for c in added] == [OLDER]
     assert side_claims("Who designed the Blue Museum, Mara Quell or Tor Vennick?", sides, [younger], [record]) == []
     assert side_claims("Who was born first, Mara Quell or Tor Vennick?", [], [younger], [record]) == []
+
+
+def test_numbers_and_years_followed_by_a_comma_are_read() -> None:
+    # seen on the real wiki: "the population was 43,742, making it …" gave no number, so the
+    # ordering comparison was left to a repair (and ended insufficient)
+    from ditto_nb.patterns.web_qa.comparison import YEAR, numbers
+
+    assert numbers("As of the 2010 census, the population was 43,742, making it the second-least populous.") == [43742.0]
+    assert numbers("It has 12, 1,234,567 or 3.5 of them.") == [12.0, 1234567.0, 3.5]
+    assert YEAR.findall("He was born in 1988, and died in 1996.") == ["1988", "1996"]
+    assert YEAR.findall("1,988 people; 19880 votes; 3.1988 points") == []
+    question = "Which county had more residents at the 2010 census, Sullivan County or Carroll County?"
+    sides = ["Sullivan County", "Carroll County"]
+    sullivan = claim("As of the 2010 census, the population was 43,742, making it the second-least populous county.",
+                     "As of the 2010 census, the population was 43,742, making it the second-least populous county.",
+                     "Sullivan County, New Hampshire")
+    carroll = claim("As of the 2010 census, the population was 47,818, making it the third-least populous county.",
+                    "As of the 2010 census, the population was 47,818, making it the third-least populous county.",
+                    "Carroll County, New Hampshire")
+    assert decide_order(question, sides, [sullivan, carroll]) == "Carroll County"
