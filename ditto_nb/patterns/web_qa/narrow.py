@@ -24,7 +24,7 @@ quote's sentence.
 a real wiki); the repair call then wrote "North Atlantic Conference" but cited the sentence that
 names America East, so the task ended insufficient. When the question asks what something was
 known as (called, named …) and a shown chunk's sentence ties the question's years to another name
-than the answer (:func:`~ditto_nb.patterns.web_qa.answer_checks.tie`: "The conference was known
+than the answer (:func:`~ditto_nb.patterns.web_qa.tied_years.tie`: "The conference was known
 as … the North Atlantic Conference from 1988 to 1996."), that name is the answer and that sentence,
 verified as exact chunk text, is its first claim.
 """
@@ -35,10 +35,10 @@ import re
 from collections.abc import Sequence
 
 from ditto_nb.patterns.common.records import ChunkRecord
-from ditto_nb.patterns.web_qa.answer_checks import (asks_name, expected_kind, is_yes_no, number_elsewhere,
-                                                    repeats_question, tie)
+from ditto_nb.patterns.web_qa.answer_checks import expected_kind, is_yes_no, number_elsewhere, repeats_question
 from ditto_nb.patterns.web_qa.evaluate import chunk_citation
 from ditto_nb.patterns.web_qa.stage_models import ClaimJson
+from ditto_nb.patterns.web_qa.tied_years import asks_name, tie
 from ditto_nb.text import normalize_text, split_sentences
 
 _PLACE_BEFORE = re.compile(r"([A-Z][\w'-]*(?:\s+(?:of\s+(?:the\s+)?|the\s+|de\s+)?[A-Z][\w'-]*){0,4}),\s*$")

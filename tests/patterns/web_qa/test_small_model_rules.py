@@ -355,7 +355,7 @@ def test_an_answer_that_is_the_excluded_entity_is_a_problem() -> None:
 
 
 def test_an_answer_whose_quote_ties_the_questions_years_to_another_name_is_a_problem() -> None:
-    from ditto_nb.patterns.web_qa.answer_checks import tied_elsewhere
+    from ditto_nb.patterns.web_qa.tied_years import tied_elsewhere
 
     # seen on the real wiki: the conference's earlier name, for the years of its later one
     question = "The Vermont Catamounts currently compete in a conference that was formerly known as what from 1988 to 1996?"
@@ -377,7 +377,7 @@ def test_an_answer_whose_quote_ties_the_questions_years_to_another_name_is_a_pro
 
 
 def test_a_chunk_sentence_referring_back_to_the_answer_ties_the_years_of_a_name_question() -> None:
-    from ditto_nb.patterns.web_qa.answer_checks import tied_in
+    from ditto_nb.patterns.web_qa.tied_years import tied_in
 
     # seen on the real wiki: the answer's own page names it, then says "The conference was known as …"
     question = "The Vermont Catamounts currently compete in a conference that was formerly known as what from 1988 to 1996?"
