@@ -169,17 +169,22 @@ def schema_instruction(output_schema: type[BaseModel]) -> str:
 
 
 def with_schema(messages: list[dict[str, Any]], output_schema: type[BaseModel]) -> list[dict[str, Any]]:
-    """A copy of ``messages`` with the schema instruction at the end of the prompt.
+    """A copy of ``messages`` with the schema instruction at the end of the prompt, unless a message
+    already carries the schema's JSON text (``json.dumps(model_json_schema(), ensure_ascii=False)``).
 
-    The instruction goes after the last message when that is a user message with text, else at the
-    end of the system message (inserted if absent). At the end, calls that share a prompt prefix
-    but expect different schemas (Web QA's answer, ground and repair share the system message and
-    the evidence block) keep sharing it, so llama.cpp's prefix cache skips re-reading the shared
-    tokens (measured: with the schema in the system message only ~52 tokens matched and each
-    ground call re-read ~700 prompt tokens, ~15 s on 2 cores).
+    A prompt that carries its schemas itself (Web QA's one system message, which states every
+    step's format so that llama.cpp's prefix cache reads it once per server) gets no second copy.
+    Otherwise the instruction goes after the last message when that is a user message with text,
+    else at the end of the system message (inserted if absent). At the end, calls that share a
+    prompt prefix but expect different schemas keep sharing it, so llama.cpp's prefix cache skips
+    re-reading the shared tokens (measured: with the schema in the system message only ~52 tokens
+    matched and each ground call re-read ~700 prompt tokens, ~15 s on 2 cores).
     """
-    instruction = schema_instruction(output_schema)
     result = [dict(message) for message in messages]
+    schema_text = json.dumps(output_schema.model_json_schema(), ensure_ascii=False)
+    if any(isinstance(m.get("content"), str) and schema_text in m["content"] for m in result):
+        return result
+    instruction = schema_instruction(output_schema)
     if result and result[-1].get("role") == "user" and isinstance(result[-1].get("content"), str):
         result[-1]["content"] = f"{result[-1]['content']}\n\n{instruction}"
     elif result and result[0].get("role") == "system" and isinstance(result[0].get("content"), str):

@@ -66,6 +66,10 @@ def test_command_line_uses_documented_flags(tmp_path: Path) -> None:
         "--seed": "0",
         "--chat_format": "chatml",
         "--logits_all": "False",
+        "--n_batch": "128",
+        "--cache": "True",
+        "--cache_type": "ram",
+        "--cache_size": str(512 * 1024 * 1024),
     }
     env = server.environment()
     if "OMP_WAIT_POLICY" in os.environ:

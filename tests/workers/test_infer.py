@@ -239,6 +239,20 @@ def test_calls_with_different_schemas_share_the_prompt_prefix() -> None:
     assert first[1]["content"] != second[1]["content"]
 
 
+def test_a_prompt_that_carries_its_schema_gets_no_second_copy() -> None:
+    schema_text = json.dumps(Answer.model_json_schema(), ensure_ascii=False)
+    carried = [{"role": "system", "content": f"Step a format: {schema_text}"}, {"role": "user", "content": "Task: a"}]
+    assert with_schema(carried, Answer) == carried  # unchanged (and a copy)
+    assert with_schema(carried, Answer) is not carried
+
+    class Other(BaseModel):
+        verdict: bool
+
+    other = with_schema(carried, Other)  # a schema the prompt does not carry is appended as before
+    assert other[1]["content"].startswith("Task: a\n\n") and other[1]["content"].endswith(
+        json.dumps(Other.model_json_schema(), ensure_ascii=False))
+
+
 async def test_responder_picks_reply_by_purpose(scripted_model: ScriptedModel, scripted_config: MakeConfig) -> None:
     scripted_model.responder = lambda req: {"answer": f"for {req['purpose']}", "confidence": 1} if req["purpose"] else None
     assert (await call(scripted_config(), purpose="review"))["output"]["answer"] == "for review"

@@ -15,7 +15,8 @@ from ditto_nb.patterns.common import SearchSetup
 from ditto_nb.patterns.web_qa.answer_checks import answer_problems, described_bridge
 from ditto_nb.patterns.web_qa.candidates import compared_sides
 from ditto_nb.patterns.web_qa.evaluate import complete_draft, decide_status, strip_header
-from ditto_nb.patterns.web_qa.schemas import CLAIM_CHARS, AnswerOutput
+from ditto_nb.patterns.web_qa.schemas import CLAIM_CHARS, AnswerOutput, PlainAnswerOutput
+from ditto_nb.patterns.web_qa import prompts
 from ditto_nb.patterns.web_qa.plan import INSUFFICIENT_TEXT
 from ditto_nb.patterns.common.retrieval import clarification_needed
 from ditto_nb.patterns.web_qa.candidates import MAX_CANDIDATES
@@ -115,10 +116,33 @@ async def test_conflict_status_is_not_offered_without_a_verified_conflict(
     report = await run_once(tmp_path / "t", make_request(web), config, search, scripted_model)
     assert report.answer.status == "answered" and not report.repaired
     answer_request = recorder.of("answer")
-    assert "JSON schema" in answer_request["messages"][-1]["content"]  # the schema ends the prompt
-    assert "conflicting-evidence" not in answer_request["messages"][-1]["content"]  # not in the schema/grammar
+    prompt = "\n".join(m["content"] for m in answer_request["messages"])
+    plain = json.dumps(PlainAnswerOutput.model_json_schema(), ensure_ascii=False)
+    assert prompt.count(plain) == 1  # the format, once: in the one system message
+    assert "conflicting-evidence" not in prompt  # not in the schema/grammar, nor in the rules
     assert answer_request["max_tokens"] == 400
     assert recorder.of("plan")["max_tokens"] == 200 and recorder.of("ground")["max_tokens"] == 300
+
+
+async def test_every_call_opens_with_the_one_system_message(tmp_path: Path, web, search, config, scripted_model) -> None:
+    """All calls of a run start with the same system message (read once per llama.cpp server, then
+    restored from its prompt cache); what varies comes after it, and the report calls also share
+    the evidence block before their ``Task:`` line."""
+    recorder = Recorder(Script(answer=lambda c: {"status": "answered", "answer": "1937",
+                                                 "claims": [{"chunk_id": "C9", "claim": "It opened in 1937."}]}))
+    scripted_model.responder = recorder
+    report = await run_once(tmp_path / "t", make_request(web), config, search, scripted_model)
+    assert report.repaired  # a claim citing no shown chunk fails: all six calls run
+    purposes = [purpose_of(r) for r in recorder.requests]
+    assert purposes == ["plan", "select", "answer", "ground", "repair", "regrade"]
+    systems = {r["messages"][0]["content"] for r in recorder.requests}
+    assert systems == {prompts.SYSTEM} and [r["messages"][0]["role"] for r in recorder.requests] == ["system"] * 6
+    assert prompts.purpose_of([{"content": prompts.SYSTEM}]) == ""  # the purpose line is the user message's
+    users = {purpose_of(r): r["messages"][-1]["content"] for r in recorder.requests}
+    shared = users["answer"].split("\nTask: answer")[0]
+    assert shared.startswith("Question: ") and "[C1]" in shared
+    for purpose in ("ground", "repair", "regrade"):
+        assert users[purpose].startswith(shared + "\nTask: " + purpose)
 
 
 async def test_conflicting_model_output_without_verified_conflict_is_rejected(
