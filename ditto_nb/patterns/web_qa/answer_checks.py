@@ -37,11 +37,6 @@ disagree), never a wrong published answer:
 - **Not a repeat of the question**: an answer whose every content word is already in the
   question (``New York City`` for "… based in what New York city?", the subject's own name) gives
   nothing the question did not; a comparison's choice (``X or Y``) and yes/no are exempt.
-- **A few words, not a sentence** (:func:`is_sentence`): an answer of more than
-  :data:`MAX_ANSWER_WORDS` words, or one that copies a claim of six or more words, states the
-  evidence instead of answering (measured on a real wiki: a repair answered "Shirley Temple was
-  an American actress, singer, dancer, businesswoman, and diplomat who was Hollywood's number one
-  box-", its own claim cut by the grammar's length cap, for "What government position …").
 - **The grounding review's judgement**: the review says whether the answer gives what the
   question asks for (``fits``); ``false`` is a problem with the review's reason.
 """
@@ -246,22 +241,6 @@ def _quotes(claims: Sequence[ClaimJson]) -> list[tuple[str, str]]:
     return [(str(c.get("quote", "")), str(c.get("title", ""))) for claim in claims for c in claim.get("citations") or []]
 
 
-MAX_ANSWER_WORDS = 12
-"""Most words of a short answer (a name, date, place, number or title: HotpotQA's answers are
-a few words, the longest titles about ten)."""
-
-
-def is_sentence(answer: str, claims: Sequence[ClaimJson]) -> bool:
-    """True when ``answer`` is a sentence rather than the few words that answer: more than
-    :data:`MAX_ANSWER_WORDS` words, or the whole text of one of its claims when that has six or
-    more words (case, punctuation and spacing ignored)."""
-    words = re.findall(r"\w+", normalize_text(answer).lower())
-    if len(words) > MAX_ANSWER_WORDS:
-        return True
-    return len(words) >= 6 and any(re.findall(r"\w+", normalize_text(str(c.get("claim", ""))).lower()) == words
-                                   for c in claims)
-
-
 def answer_problems(question: str, answer: str, status: str, claims: Sequence[ClaimJson],
                     compared: Sequence[str] = (), fits: bool = True, fits_reason: str = "",
                     bridges: Sequence[str] = (), decided: bool = False, evidence: Sequence[str] = ()) -> list[str]:
@@ -326,9 +305,6 @@ def answer_problems(question: str, answer: str, status: str, claims: Sequence[Cl
     if excluded:
         problems.append(f"answer: it is {excluded}, which the question excludes; answer with the other one it asks "
                         f"for, from a chunk that states it")
-    if is_sentence(text, claims):
-        problems.append("answer: it is a sentence; answer with only the few words that answer the question (a name, "
-                        "date, place, number or title)")
     if not compared and not is_yes_no(text) and repeats_question(question, text):
         problems.append("answer: it only repeats words of the question; answer with the asked fact, copied from a quote")
     if not fits:
@@ -336,5 +312,5 @@ def answer_problems(question: str, answer: str, status: str, claims: Sequence[Cl
     return problems
 
 
-__all__ = ["MAX_ANSWER_WORDS", "YES_NO", "answer_problems", "carried", "described_bridge", "excluded_entity", "expected_kind", "is_sentence", "is_yes_no",
+__all__ = ["YES_NO", "answer_problems", "carried", "described_bridge", "excluded_entity", "expected_kind", "is_yes_no",
            "number_elsewhere", "repeats_question"]

@@ -220,23 +220,6 @@ def test_a_year_of_antiquity_answers_a_what_year_question() -> None:
                answer_problems("In what year was the Colosseum completed?", "Titus", "answered", claims))
 
 
-def test_a_sentence_is_not_an_answer() -> None:
-    """Seen on the real wiki: a repair answered with its own claim, cut by the grammar's length cap."""
-    from ditto_nb.patterns.web_qa.answer_checks import is_sentence
-
-    quote = ("Shirley Temple Black was an American actress, singer, dancer, businesswoman, and diplomat who was "
-             "Hollywood's number one box-office draw as a child actress.")
-    sentence = "Shirley Temple was an American actress, singer, dancer, businesswoman, and diplomat who was Hollywood's"
-    claims: list[Any] = [{"claim": sentence, "citations": [{"quote": quote, "title": "Shirley Temple"}]}]
-    question = "What government position was held by the woman who portrayed Corliss Archer in the film Kiss and Tell?"
-    assert any("it is a sentence" in p for p in answer_problems(question, sentence, "answered", claims))
-    short: list[Any] = [{"claim": "The Animorphs series is told in first person.", "citations": []}]
-    assert is_sentence("the animorphs series is told in first person", short)  # a claim copied whole
-    assert not is_sentence("Animorphs", short) and not is_sentence("Greenwich Village, New York City", short)
-    assert not is_sentence("Harry Potter and the Philosopher's Stone", claims)  # a long title is a few words
-    assert is_sentence(" ".join(["word"] * 13), [])  # more than twelve words
-
-
 def test_a_comparison_selection_missing_one_side_gets_that_sides_chunk() -> None:
     # seen on the real wiki: both selected chunks were Janet Waldo's; Shirley Temple's was a candidate
     def chunk(cid: str, title: str, text: str) -> Any:
