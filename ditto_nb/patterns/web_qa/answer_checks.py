@@ -241,6 +241,32 @@ def _quotes(claims: Sequence[ClaimJson]) -> list[tuple[str, str]]:
     return [(str(c.get("quote", "")), str(c.get("title", ""))) for claim in claims for c in claim.get("citations") or []]
 
 
+MAX_ANSWER_WORDS = 12
+"""Most words of a short answer (a name, date, place, number or title: HotpotQA's answers are a
+few words, its longest titles about ten)."""
+
+
+def is_sentence(answer: str, claims: Sequence[ClaimJson]) -> bool:
+    """True when ``answer`` is a sentence rather than the few words that answer.
+
+    A sentence here is: more than :data:`MAX_ANSWER_WORDS` words; or four or more words ending in a
+    full stop after a word of three or more characters (so "Washington, D.C." is not one); or the
+    whole text of one of its claims when that has five or more words (case and punctuation
+    ignored). Measured on a real wiki (2026-12-04): three of five wrong answers were repairs that
+    answered with a sentence ("Lee Hazlewood died in 2007." for his full name, "The hedgehog is
+    one of the characters in …", "Shirley Temple was an American actress, …, who was Hollywood's
+    number one box-", cut by the grammar's length cap). Checked after the repair only (see
+    :func:`ditto_nb.patterns.web_qa.plan`): the first draft's answer is judged by the other rules.
+    """
+    text = normalize_text(answer).strip()
+    words = re.findall(r"\w+", text.lower())
+    if len(words) > MAX_ANSWER_WORDS:
+        return True
+    if len(words) >= 4 and re.search(r"\w{3,}\.$", text):
+        return True
+    return len(words) >= 5 and any(re.findall(r"\w+", normalize_text(str(c.get("claim", ""))).lower()) == words for c in claims)
+
+
 def answer_problems(question: str, answer: str, status: str, claims: Sequence[ClaimJson],
                     compared: Sequence[str] = (), fits: bool = True, fits_reason: str = "",
                     bridges: Sequence[str] = (), decided: bool = False, evidence: Sequence[str] = ()) -> list[str]:
@@ -312,5 +338,5 @@ def answer_problems(question: str, answer: str, status: str, claims: Sequence[Cl
     return problems
 
 
-__all__ = ["YES_NO", "answer_problems", "carried", "described_bridge", "excluded_entity", "expected_kind", "is_yes_no",
-           "number_elsewhere", "repeats_question"]
+__all__ = ["MAX_ANSWER_WORDS", "YES_NO", "answer_problems", "carried", "described_bridge", "excluded_entity",
+           "expected_kind", "is_sentence", "is_yes_no", "number_elsewhere", "repeats_question"]

@@ -9,7 +9,9 @@ Repair runs only when the answer does not stand on the draft's verified, support
 answer-level problem, or no valid claim at all); when it does, failed claims are withheld with
 their reasons at once and no repair call is spent. Repair sends back only the claims that failed
 (with their problems); claims that passed every check stay as they are, and only the repaired
-claims are regraded. After the one repair, failing
+claims are regraded. A repaired answer that is a
+sentence rather than a few words (:func:`~ditto_nb.patterns.web_qa.answer_checks.is_sentence`) is
+not published. After the one repair, failing
 claims are withheld with their reasons (:mod:`ditto_nb.patterns.web_qa.withheld`: Memory
 ``withheld``; ``answer.withheld`` of the report stage, left out of the published files): when no
 claim passed and the repair did not conclude ``insufficient-evidence``, the run raises
@@ -55,7 +57,7 @@ from ditto_nb.patterns.common.retrieval import comparison_entities
 from ditto_nb.patterns.web_qa.comparison import decide_nationality, decide_order
 from ditto_nb.patterns.web_qa.kinds import decide_kind
 from ditto_nb.patterns.web_qa.sides import side_claims
-from ditto_nb.patterns.web_qa.answer_checks import answer_problems
+from ditto_nb.patterns.web_qa.answer_checks import answer_problems, is_sentence
 from ditto_nb.patterns.web_qa.narrow import counted_answer, narrower_answer, renamed_answer
 from ditto_nb.patterns.web_qa.hop import hop_stages, merge_hop, plan_hop
 from ditto_nb.patterns.web_qa.evaluate import (
@@ -174,6 +176,9 @@ def _report_stage(run: RunState, plan: PlanJson, read: ReadJson,
                                        + "; ".join(result.problems))
             draft, claims, decided = _decided(question, draft, claims, compared, chunks)
             answer_issues = _answer_issues(question, draft, claims, compared, result, bridges, decided, chunks)
+            if draft.status == "answered" and not decided and is_sentence(draft.answer, claims):
+                # a repair that answers with a sentence has not found the few words asked for
+                answer_issues.append("answer: it is a sentence, not the few words that answer the question")
             if withheld or answer_issues:
                 # Failed claims are withheld (with their reasons), never published; an answer its
                 # verified quotes do not carry is not published either.

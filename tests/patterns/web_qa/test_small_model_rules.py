@@ -197,6 +197,38 @@ async def test_repair_concluding_insufficient_withholds_failed_claims(
     assert "red" not in report.answer.text
 
 
+def test_a_sentence_is_not_a_few_words() -> None:
+    """Seen on the real wiki: repairs that answered with a sentence (three of five wrong answers)."""
+    from ditto_nb.patterns.web_qa.answer_checks import is_sentence
+
+    claim: list[Any] = [{"claim": "Eenasul Fateh is known by his stage name Aladin.", "citations": []}]
+    assert is_sentence("Lee Hazlewood died in 2007.", [])  # four or more words and a full stop
+    assert is_sentence("The hedgehog is one of the characters in Winnie the Pooh and the Blustery Day", [])  # > 12
+    assert is_sentence("eenasul fateh is known by his stage name aladin", claim)  # a claim copied whole
+    for answer in ("Animorphs", "Washington, D.C.", "Greenwich Village, New York City", "3,677 seated",
+                   "Harry Potter and the Philosopher's Stone", "Kansas Song (We're From Kansas)", "1,280 meters"):
+        assert not is_sentence(answer, claim), answer
+
+
+async def test_a_repair_answering_with_a_sentence_is_not_published(
+    tmp_path: Path, web, search, config, scripted_model
+) -> None:
+    """The draft answers "Golden Gate" for a what-year question (a repair reason); the repair answers
+    with a sentence whose quotes verify: the task ends insufficient, nothing of it published."""
+    sentence = "The Golden Gate Bridge opened to traffic on May 27, 1937."
+
+    def draft(chunks: list[tuple[str, str, str]], answer: str) -> dict[str, Any]:
+        [(label, quote)] = quote_with(chunks, sentence)[:1]
+        return {"status": "answered", "answer": answer,
+                "claims": [{"claim": sentence, "chunk_id": label, "quote": quote}]}
+
+    scripted_model.responder = Script(answer=lambda c: draft(c, "Golden Gate"), repair=lambda c: draft(c, sentence))
+    report = await run_once(tmp_path / "t", make_request(web, question="In what year did the Golden Gate Bridge open?"),
+                            config, search, scripted_model)
+    assert report.repaired and report.answer.status == "insufficient-evidence"
+    assert report.answer.text.startswith(INSUFFICIENT_TEXT)
+
+
 async def test_repair_still_answering_with_failed_claims_is_never_published(
     tmp_path: Path, web, search, config, scripted_model
 ) -> None:
