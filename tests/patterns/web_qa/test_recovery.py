@@ -18,7 +18,7 @@ from ditto_nb.errors import (
 )
 from ditto_nb.patterns.common import SearchSetup
 from ditto_nb.patterns.web_qa import STAGES, WebQaReport
-from tests.patterns.web_qa.helpers import Script, make_request, run_once, strip_times
+from tests.patterns.web_qa.helpers import Script, default_answer, make_request, run_once, strip_times
 
 
 async def test_stop_after_each_stage_matches_uninterrupted_run(tmp_path: Path, web, search, config, scripted_model) -> None:
@@ -108,11 +108,11 @@ async def test_empty_search_is_insufficient_evidence(tmp_path: Path, web, search
 async def test_repair_then_publish(tmp_path: Path, web, search, config, scripted_model) -> None:
     bad = lambda chunks: {"status": "answered", "answer": "x",  # noqa: E731
                           "claims": [{"claim": "Span", "chunk_id": chunks[0][0], "quote": "the span is 2,000 meters"}]}
-    script = Script(answer=bad)
+    script = Script(answer=bad, repair=lambda chunks: default_answer(chunks) | {"answer": "1,280 meters"})
     scripted_model.responder = script
     report = await run_once(tmp_path / "t", make_request(web), config, search, scripted_model)
     assert script.seen == ["plan", "select", "answer", "ground", "repair", "regrade"]
-    assert report.repaired and report.answer.status == "answered"
+    assert report.repaired and report.answer.status == "answered" and report.answer.text == "1,280 meters"
 
 
 async def test_failed_repair_is_ungrounded_and_unpublished(tmp_path: Path, web, search, config, scripted_model) -> None:

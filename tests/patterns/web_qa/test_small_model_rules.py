@@ -205,6 +205,7 @@ def test_a_sentence_is_not_a_few_words() -> None:
     assert is_sentence("Lee Hazlewood died in 2007.", [])  # four or more words and a full stop
     assert is_sentence("The hedgehog is one of the characters in Winnie the Pooh and the Blustery Day", [])  # > 12
     assert is_sentence("eenasul fateh is known by his stage name aladin", claim)  # a claim copied whole
+    assert not is_sentence("1,280 m, International Orange.", [])  # a short answer with a full stop
     for answer in ("Animorphs", "Washington, D.C.", "Greenwich Village, New York City", "3,677 seated",
                    "Harry Potter and the Philosopher's Stone", "Kansas Song (We're From Kansas)", "1,280 meters"):
         assert not is_sentence(answer, claim), answer
