@@ -60,7 +60,7 @@ PROMPT_CACHE_BYTES = 512 * 1024 * 1024
 ``--cache True --cache_type ram``), keyed by the tokens each call evaluated. A call restores the
 state sharing its longest token prefix, so a prompt that starts like an earlier one reads only what
 follows, even after other prompts used the server: Web QA's one system message
-(:data:`ditto_nb.patterns.web_qa.prompts.SYSTEM`, 1,098 tokens, ~20 s to read on 2 cores) is read
+(:data:`ditto_nb.patterns.web_qa.prompts.SYSTEM`, 888 tokens, ~17 s to read on 2 cores) is read
 once per server, not once per question. A state holds ~28 KB per token for the 1.5B model, so
 512 MiB keeps ~8 recent prompts of ~2,000 tokens; the least recently used goes first."""
 PROMPT_BATCH = 128

@@ -1,9 +1,9 @@
 """Prompts of the Web QA model calls (small-model friendly).
 
 Every call's system message is one fixed text, :data:`SYSTEM`: every step's reply format (its
-JSON schema) and the plan and select rules. The user message holds the rest: the question, the
-numbered chunks, then a ``Task: <purpose>`` line (:func:`purpose_of`) and that call's own lines
-(the answer, ground and repair rules among them). The llama.cpp server keeps the previous
+JSON schema). The user message holds the rest: the question, the numbered chunks, then a
+``Task: <purpose>`` line (:func:`purpose_of`) and that call's own lines, the step's rules among
+them (a 1.5B model follows rules that come right before its reply). The llama.cpp server keeps the previous
 prompt's evaluated tokens, so the fixed text is read once per server and the report stage's
 ``answer``, ``ground``, ``repair`` and ``regrade`` calls also share the evidence block; each call
 reads only its own tail. Schemas are flat; evidence is shown as
@@ -167,17 +167,18 @@ SYSTEM = (
     f"Steps ground and regrade (rules in the request): Format: {_format(GroundOutput)}"
 )
 """The one system message of every Web QA model call (plan, select, answer, ground, repair,
-regrade): the reply format (JSON schema) of every step and the rules of plan and select; nothing
-in it varies.
+regrade): the reply format (JSON schema) of every step; nothing in it varies.
 
 Every prompt starts with this same text, so the llama.cpp server (which keeps the previous
 prompt's evaluated tokens, and recent prompts' states in its prompt cache: see
 :data:`ditto_nb.local_model.server.PROMPT_CACHE_BYTES`) reads it once per server, not once per
-call. The answer, ground and repair rules stay in the user message, right before the reply:
-with them in this message too, the 1.5B model answered 6 right and 4 wrong of the first 18
-dev-150 bridge questions on the real MediaWiki (105 completion tokens per answer), against 10
-right and 3 wrong (62 tokens) with them last, at the same speed (README "Measured", 2026-12-04).
-This text is 1,098 tokens for the 1.5B model's tokenizer."""
+call. Every step's rules stay in the user message, right before the reply. With the answer,
+ground and repair rules in this message too, the 1.5B model answered 6 right and 4 wrong of the
+first 18 dev-150 bridge questions on the real MediaWiki (105 completion tokens per answer),
+against 10 right and 3 wrong (62 tokens) with them last, at the same speed; with the plan and
+select rules here, the demo's question planned "City where the Eiffel Tower stands", selected the
+Paris, Texas decoys and ended insufficient, where with them last it answers "The Seine" (README
+"Measured", 2026-12-04). This text is 888 tokens for the 1.5B model's tokenizer."""
 
 
 def _messages(purpose: str, user: str, task: str = "") -> list[dict[str, str]]:
