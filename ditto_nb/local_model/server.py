@@ -38,6 +38,7 @@ from ditto_nb.local_model.health import crash_error, log_tail, run_probe
 from ditto_nb.local_model.launch import server_environment
 from ditto_nb.local_model.ownership import ServerLeases, ServerRecord, pid_alive, terminate_pid
 from ditto_nb.local_model.port_probe import HOST, port_held, probe_held_port, probe_models
+from ditto_nb.local_model.prompt_cache import PROMPT_BATCH, PROMPT_CACHE_BYTES
 from ditto_nb.local_model.weights import assemble_weights, default_cache_dir, get_profile
 
 MAX_RESTARTS: Final = 1
@@ -53,21 +54,6 @@ OWN_BUSY_WAIT_SECONDS: Final = 900.0
 """How long (seconds) to wait for ``/v1/models`` on a held port whose server this kit started and
 whose process is alive: it is busy with another process's completion (measured: a notebook gave
 up after 60 s while a benchmark shared the server), not hung."""
-
-
-PROMPT_CACHE_BYTES = 512 * 1024 * 1024
-"""Bytes of llama.cpp context states the server keeps (llama-cpp-python's ``LlamaRAMCache``,
-``--cache True --cache_type ram``), keyed by the tokens each call evaluated. A call restores the
-state sharing its longest token prefix, so a prompt that starts like an earlier one reads only what
-follows, even after other prompts used the server: Web QA's one system message
-(:data:`ditto_nb.patterns.web_qa.prompts.SYSTEM`, 888 tokens, ~17 s to read on 2 cores) is read
-once per server, not once per question. A state holds ~28 KB per token for the 1.5B model, so
-512 MiB keeps ~8 recent prompts of ~2,000 tokens; the least recently used goes first."""
-PROMPT_BATCH = 128
-"""``--n_batch`` (tokens per prompt-evaluation batch). Each cached state also copies the last
-``n_batch`` rows of logits (``n_batch`` x vocabulary x 4 bytes: 78 MB at 128, 311 MB at the default
-512); measured on 2 cores, 128 reads prompts as fast as 512 (1,515 tokens: 28.2 s vs 29.6 s), and a
-call restoring a 1,515-token state answered in 1.4 s instead of 3.3 s (docs/LOCAL_MODEL.md)."""
 
 
 class LocalModelServer:

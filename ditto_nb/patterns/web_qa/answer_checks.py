@@ -261,15 +261,19 @@ def is_sentence(answer: str, claims: Sequence[ClaimJson]) -> bool:
     answered with a sentence ("Lee Hazlewood died in 2007." for his full name, "The hedgehog is
     one of the characters in …", "Shirley Temple was an American actress, …, who was Hollywood's
     number one box-", cut by the grammar's length cap). Checked after the repair only (see
-    :func:`ditto_nb.patterns.web_qa.plan`): the first draft's answer is judged by the other rules.
+    :mod:`ditto_nb.patterns.web_qa.plan`): the first draft's answer is judged by the other rules.
     """
     text = normalize_text(answer).strip()
-    words = re.findall(r"\w+", text.lower())
+    words = _lower_words(text)
     if len(words) > MAX_ANSWER_WORDS:
         return True
     if len(words) >= 4 and re.search(r"\w{3,}\.$", text) and _VERBS.intersection(words):
         return True
-    return len(words) >= 5 and any(re.findall(r"\w+", normalize_text(str(c.get("claim", ""))).lower()) == words for c in claims)
+    return len(words) >= 5 and any(_lower_words(normalize_text(str(c.get("claim", "")))) == words for c in claims)
+
+
+def _lower_words(text: str) -> list[str]:
+    return re.findall(r"\w+", text.lower())
 
 
 def answer_problems(question: str, answer: str, status: str, claims: Sequence[ClaimJson],

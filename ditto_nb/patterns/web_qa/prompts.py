@@ -3,11 +3,11 @@
 Every call's system message is one fixed text, :data:`SYSTEM`: every step's reply format (its
 JSON schema). The user message holds the rest: the question, the numbered chunks, then a
 ``Task: <purpose>`` line (:func:`purpose_of`) and that call's own lines, the step's rules among
-them (a 1.5B model follows rules that come right before its reply). The llama.cpp server keeps the previous
-prompt's evaluated tokens, so the fixed text is read once per server and the report stage's
-``answer``, ``ground``, ``repair`` and ``regrade`` calls also share the evidence block; each call
-reads only its own tail. Schemas are flat; evidence is shown as
-numbered chunks ``[C1]``, ``[C2]``; the model cites a chunk by that label (or its full chunk id)
+them (a 1.5B model follows rules that come right before its reply). The llama.cpp server keeps
+the previous prompt's evaluated tokens (and recent prompts' states), so the fixed text is read
+once per server and the report stage's ``answer``, ``ground``, ``repair`` and ``regrade`` calls
+also share the evidence block; each call reads only its own tail. Schemas are flat; evidence is
+shown as numbered chunks ``[C1]``, ``[C2]``; the model cites a chunk by that label (or its full chunk id)
 and code picks the quote (:func:`ditto_nb.patterns.web_qa.evaluate.complete_draft`). Page text is
 data: the prompts say so, and nothing a page says can change tools, budgets or origins (those
 never come from model output).
@@ -171,7 +171,7 @@ regrade): the reply format (JSON schema) of every step; nothing in it varies.
 
 Every prompt starts with this same text, so the llama.cpp server (which keeps the previous
 prompt's evaluated tokens, and recent prompts' states in its prompt cache: see
-:data:`ditto_nb.local_model.server.PROMPT_CACHE_BYTES`) reads it once per server, not once per
+:data:`ditto_nb.local_model.prompt_cache.PROMPT_CACHE_BYTES`) reads it once per server, not once per
 call. Every step's rules stay in the user message, right before the reply. With the answer,
 ground and repair rules in this message too, the 1.5B model answered 6 right and 4 wrong of the
 first 18 dev-150 bridge questions on the real MediaWiki (105 completion tokens per answer),
