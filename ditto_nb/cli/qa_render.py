@@ -27,7 +27,8 @@ def render_report(report: Mapping[str, Any], directory: str | os.PathLike[str] |
         directory: the task directory (its report paths are listed when given).
 
     Returns:
-        Text: status, answer, each claim with its verification and quotes (URL, paragraph index,
+        Text: status, answer, the answer rules that fired (a rewrite with the answer before and
+        after, a check with its problem), each claim with its verification and quotes (URL, paragraph index,
         character offsets ``[start:end)`` in the normalized paragraph, retrieval time, SHA-256),
         conflicts, missing facets, failures, omitted URLs and the report files.
     """
@@ -38,6 +39,13 @@ def render_report(report: Mapping[str, Any], directory: str | os.PathLike[str] |
         "answer:",
         _wrap(str(answer.get("text", "")), "  "),
     ]
+    for fired in answer.get("rules") or []:
+        if fired.get("phase") == "rewrite":
+            change = f"{fired.get('before', '')!r} -> {fired.get('after', '')!r}" if fired.get("changed") else "kept"
+            lines.append(_wrap(f"answer rule {fired.get('rule')} ({fired.get('round')}): {change}; "
+                               f"{fired.get('note', '')}", "  "))
+        else:
+            lines.append(_wrap(f"answer rule {fired.get('rule')} ({fired.get('round')}) found: {fired.get('note', '')}", "  "))
     claims = answer.get("claims") or []
     if claims:
         lines.append("claims:")

@@ -29,7 +29,7 @@ QUERY_PLAN_COLUMNS = ["round", "index", "query", "source"]
 SEARCH_HITS_COLUMNS = ["query", "rank", "title", "url", "origin", "snippet", "discovery_only"]
 PAGES_COLUMNS = ["url", "final_url", "status", "failure", "title", "fetched_at", "sha256", "paragraphs", "bytes"]
 CLAIMS_COLUMNS = ["claim", "status", "quotes", "origins", "titles", "links", "chunks", "quotes_verified", "grounded",
-                  "grounding", "cross_check"]
+                  "grounding", "cross_check", "answer_rule"]
 BUDGET_COLUMNS = ["budget", "used", "limit", "scope"]
 FAILURES_COLUMNS = ["kind", "source", "failure", "error"]
 OMITTED_COLUMNS = ["url", "reason", "round"]
@@ -141,8 +141,9 @@ def claims_frame(task: TaskRef) -> pd.DataFrame:
         origins quoted), ``titles`` / ``links`` (distinct page titles / final URLs cited),
         ``chunks`` (page chunk ids cited, one per quote; pass one to
         :func:`~ditto_nb.notebook.quotes.show_quote`), ``quotes_verified`` (bool), ``grounded`` (the grounding/review verdict),
-        ``grounding`` (the reviewer's reason or problems) and ``cross_check`` (True/False, None
-        when not requested). Web QA claims that verification withheld (never published) follow
+        ``grounding`` (the reviewer's reason or problems), ``cross_check`` (True/False, None
+        when not requested) and ``answer_rule`` (Web QA: the answer rule that rewrote the answer,
+        ``name: 'before' -> 'after'``, or ""). Web QA claims that verification withheld (never published) follow
         with ``status`` ``rejected``, ``grounding`` saying why (quote not found in the chunk, or
         the grounding verdict's reason); they are listed also when the run failed with
         ``UngroundedAnswer``. Otherwise empty before the report.
@@ -154,6 +155,8 @@ def claims_frame(task: TaskRef) -> pd.DataFrame:
         return frame([withheld_row(item) for item in view.withheld], CLAIMS_COLUMNS)
     if view.pattern == "web_qa":
         answer = report.get("answer") or {}
+        rule = "; ".join(f"{r['rule']}: {r['before']!r} -> {r['after']!r}" if r.get("changed") else str(r["rule"])
+                         for r in answer.get("rules") or [] if r.get("phase") == "rewrite")
         for claim in answer.get("claims", []):
             check = claim.get("verification") or {}
             cites = claim.get("citations", [])
@@ -166,6 +169,7 @@ def claims_frame(task: TaskRef) -> pd.DataFrame:
                 "chunks": [page_chunk_id(c["chunk_id"], c["final_url"]) for c in cites],
                 "quotes_verified": check.get("quotes_verified"), "grounded": check.get("grounded"),
                 "grounding": check.get("grounding_reason", ""), "cross_check": check.get("cross_check_passed"),
+                "answer_rule": rule,
             })
     if view.pattern == "web_qa":
         rows += [withheld_row(item) for item in view.withheld]

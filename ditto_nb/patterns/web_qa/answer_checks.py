@@ -1,5 +1,6 @@
-"""Does the answer answer? Code-side checks of a draft's answer against its verified claims (pure).
+"""Does the answer answer? The check functions behind the answer rules' check phase (pure).
 
+The rules themselves (names, kinds, one declared order) are :data:`ditto_nb.patterns.web_qa.rule_set.RULES`.
 Checked only when the draft claims ``answered`` (an honest ``insufficient-evidence`` has nothing to
 check). Each failure is a problem sent to the one repair; a problem left after the repair makes
 the published status ``insufficient-evidence`` (with its fixed text, so status and text never
@@ -50,7 +51,6 @@ from ditto_nb.evidence.rank import STOP_WORDS
 from ditto_nb.evidence.support import answer_in_quotes
 from ditto_nb.patterns.common.retrieval import names_entity, title_key
 from ditto_nb.patterns.web_qa.stage_models import ClaimJson
-from ditto_nb.patterns.web_qa.tied_years import tied_elsewhere, tied_in
 from ditto_nb.text import normalize_text, split_sentences
 
 YES_NO = frozenset({"yes", "no"})
@@ -237,10 +237,6 @@ def carried(answer: str, claims: Sequence[ClaimJson]) -> bool:
     return numbers_only and bool(re.search(r"\b[A-Z][a-z]", answer)) and answer_in_quotes(answer, quotes).ok
 
 
-def _quotes(claims: Sequence[ClaimJson]) -> list[tuple[str, str]]:
-    return [(str(c.get("quote", "")), str(c.get("title", ""))) for claim in claims for c in claim.get("citations") or []]
-
-
 MAX_ANSWER_WORDS = 12
 """Most words of a short answer (a name, date, place, number or title: HotpotQA's answers are a
 few words, its longest titles about ten)."""
@@ -276,76 +272,5 @@ def _lower_words(text: str) -> list[str]:
     return re.findall(r"\w+", text.lower())
 
 
-def answer_problems(question: str, answer: str, status: str, claims: Sequence[ClaimJson],
-                    compared: Sequence[str] = (), fits: bool = True, fits_reason: str = "",
-                    bridges: Sequence[str] = (), decided: bool = False, evidence: Sequence[str] = ()) -> list[str]:
-    """Problems of a draft's answer (empty when it answers the question from its quotes).
-
-    Args:
-        question: the question as asked.
-        answer: the draft's answer text.
-        status: the draft's status hint (only ``answered`` is checked).
-        claims: the verified claims (report JSON: ``citations`` with ``quote`` and ``title``).
-        compared: the compared entities of a comparison question (``[]`` otherwise).
-        fits: the grounding review's judgement that the answer gives what was asked.
-        fits_reason: the review's reason.
-        bridges: the names the second hop looked up (``[]`` without a hop).
-        decided: code chose the answer from the claims (:mod:`ditto_nb.patterns.web_qa.comparison`:
-            one compared side's name, or yes/no): the answer-words checks are skipped; both
-            sides must still be quoted.
-        evidence: the texts of the chunks shown to the answer call: a sentence there that ties
-            the question's years to another name than the answer is a problem too (measured:
-            "America East Conference" for "formerly known as what from 1988 to 1996", its quote
-            without the years, a chunk saying "the North Atlantic Conference from 1988 to 1996").
-
-    Returns:
-        Human-readable problems, each starting with ``answer:``.
-    """
-    if status != "answered":
-        return []
-    problems: list[str] = []
-    quotes = _quotes(claims)
-    text = normalize_text(answer)
-    if not is_yes_no(text) and not decided:
-        check = answer_in_quotes(text, [q for q, _ in quotes])
-        if not check.ok:
-            problems += [f"answer: {reason}; answer with words copied from a quote" for reason in check.reasons]
-        elif not carried(text, claims):
-            problems.append("answer: no claim states it; add a claim that states the answer, from the chunk that says it")
-    for entity in compared:
-        if not any(names_entity(f"{q} {t}", entity) for q, t in quotes):
-            problems.append(f"answer: no claim quotes a fact about {entity}; add one claim per compared side")
-    kind = expected_kind(question)
-    if kind == "year" and not re.search(r"\b\d{1,4}\b", text):  # "AD 80" is a year too
-        problems.append("answer: the question asks for a year; the answer gives none")
-    elif kind == "number" and not (re.search(r"\d", text) or _NUMBER_WORDS.search(text)):
-        problems.append("answer: the question asks for a number; the answer gives none")
-    elif kind == "number" and (other := number_elsewhere(question, text, claims)):
-        problems.append(f"answer: in its quote the question's words qualify {other}, not the answer's number; answer "
-                        f"with {other}")
-    elif kind == "person" and not re.search(r"\b[A-Z][\w'-]+", answer):
-        problems.append("answer: the question asks who; the answer names no one")
-    bridge = described_bridge(question, answer, bridges)
-    if bridge:
-        problems.append(f"answer: {bridge} is the in-between entity the question describes; the question asks for "
-                        f"a fact about {bridge} — answer with that fact, from a chunk that states it")
-    elsewhere = tied_elsewhere(question, text, claims)
-    if elsewhere:
-        problems.append(f"answer: its quote ties the question's years to {elsewhere}, not to the answer; answer with "
-                        f"the name the quote gives for those years")
-    elif not decided and (elsewhere := tied_in(question, text, evidence)):
-        problems.append(f"answer: a chunk ties the question's years to {elsewhere}, not to the answer; answer with "
-                        f"the name the chunk gives for those years, from that chunk")
-    excluded = excluded_entity(question, answer, claims)
-    if excluded:
-        problems.append(f"answer: it is {excluded}, which the question excludes; answer with the other one it asks "
-                        f"for, from a chunk that states it")
-    if not compared and not is_yes_no(text) and repeats_question(question, text):
-        problems.append("answer: it only repeats words of the question; answer with the asked fact, copied from a quote")
-    if not fits:
-        problems.append(f"answer: the review says it does not answer the question ({fits_reason or 'no reason'})")
-    return problems
-
-
-__all__ = ["MAX_ANSWER_WORDS", "YES_NO", "answer_problems", "carried", "described_bridge", "excluded_entity",
+__all__ = ["MAX_ANSWER_WORDS", "YES_NO", "carried", "described_bridge", "excluded_entity",
            "expected_kind", "is_sentence", "is_yes_no", "number_elsewhere", "repeats_question"]

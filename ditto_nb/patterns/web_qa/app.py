@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any, cast
 
 from typing_extensions import Unpack
@@ -14,6 +14,8 @@ from ditto_nb.patterns.common.app import OpenOptions, open_pattern_app
 from ditto_nb.patterns.common.failures import run_recorded
 from ditto_nb.patterns.common.task import bind_task
 from ditto_nb.patterns.web_qa.plan import run_web_qa_loop
+from ditto_nb.patterns.web_qa.rule_set import RULE_NAMES
+from ditto_nb.patterns.web_qa.rules import rules_off as resolve_rules_off
 from ditto_nb.patterns.web_qa.report import WebQaReport, published_report
 from ditto_nb.patterns.web_qa.request import WebQaRequest
 from ditto_nb.patterns.web_qa.stage_models import WebQaReportJson
@@ -98,6 +100,7 @@ async def run_web_qa(
     *,
     on_graph: OnGraph | None = None,
     max_model_calls: int = 6,
+    rules_off: Collection[str] | None = None,
 ) -> WebQaReport | Checkpoint:
     """Run (or resume) a Web QA task in one Loop.
 
@@ -108,6 +111,8 @@ async def run_web_qa(
         signal: abort/timeout; cancels the running graph and schedules nothing more.
         on_graph: trace callback, one record per executed graph.
         max_model_calls: cap on model calls in this run (SPEC §3: 6).
+        rules_off: answer rules switched off by name (:data:`~ditto_nb.patterns.web_qa.rule_set.RULE_NAMES`);
+            None → the ``DITTO_RULES_OFF`` environment variable (comma-separated).
 
     Returns:
         The published :class:`WebQaReport`, or a checkpoint ``{"status": "checkpoint", "stage"}``.
@@ -116,11 +121,13 @@ async def run_web_qa(
     message, time; :mod:`ditto_nb.patterns.common.failures`) before it is raised.
 
     Raises:
+        InvalidRequest: an unknown rule name in ``rules_off`` / ``DITTO_RULES_OFF``.
         RequestChanged, PermissionRevoked, SnapshotCorrupted, BudgetExceeded, UngroundedAnswer,
         SearchFailed, ReadFailed, PublishFailed, LoopCancelled, ContextUnavailable: see
         :func:`~ditto_nb.patterns.web_qa.plan.run_web_qa_loop`.
     """
-    options = {"stop_after": stop_after, "max_model_calls": max_model_calls}
+    off = sorted(resolve_rules_off(rules_off, RULE_NAMES))
+    options = {"stop_after": stop_after, "max_model_calls": max_model_calls, "rules_off": off}
     namespace = WebQaRequest.parse(input["request"]).namespace
     result = await run_recorded(
         runtime, namespace, on_graph,

@@ -25,6 +25,7 @@ published status is decided by code from the checked claims and the verified con
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any, cast
 
 from typing_extensions import NotRequired, TypedDict
@@ -54,11 +55,9 @@ from ditto_nb.patterns.web_qa.stage_models import (
 )
 from ditto_nb.patterns.web_qa import prompts, schemas
 from ditto_nb.patterns.common.retrieval import comparison_entities
-from ditto_nb.patterns.web_qa.comparison import decide_nationality, decide_order
-from ditto_nb.patterns.web_qa.kinds import decide_kind
-from ditto_nb.patterns.web_qa.sides import side_claims
-from ditto_nb.patterns.web_qa.answer_checks import answer_problems, is_sentence
-from ditto_nb.patterns.web_qa.narrow import counted_answer, narrower_answer, renamed_answer
+from ditto_nb.patterns.web_qa.rule_set import RULE_NAMES, RULES
+from ditto_nb.patterns.web_qa.rules import DraftAnswer, LayerResult, RuleContext, rules_off, run_rules
+from ditto_nb.patterns.web_qa.side_by_side import missing_sides
 from ditto_nb.patterns.web_qa.hop import hop_stages, merge_hop, plan_hop
 from ditto_nb.patterns.web_qa.evaluate import (
     Evaluation,
@@ -88,11 +87,13 @@ class WebQaInput(TypedDict):
 
 
 class WebQaOptions(TypedDict, total=False):
-    """The Web QA loop's options: where to stop, model calls per run, hits per query."""
+    """The Web QA loop's options: where to stop, model calls per run, hits per query, answer rules
+    switched off by name (:data:`~ditto_nb.patterns.web_qa.rule_set.RULE_NAMES`)."""
 
     stop_after: str | None
     max_model_calls: int
     results_per_query: int
+    rules_off: list[str]
 
 
 def _verify_and_ground(run: RunState, g: Any, purpose: str, answer_get: Any, answer_done: tuple[str, ...],
@@ -147,11 +148,12 @@ def _report_stage(run: RunState, plan: PlanJson, read: ReadJson,
         compared = comparison_entities(question)
         hop_searched: SearchedJson = run.stages.get("hop-searched") or {"results": []}
         bridges = [str(r.get("query", "")) for r in hop_searched.get("results") or []]
+        context = RuleContext(question=question, compared=tuple(compared), chunks=tuple(chunks), bridges=tuple(bridges))
         draft, result = yield from _draft_round(run, "answer", question, chunks, labels, selected,
                                                 conflicts_out, [], [], [])
-        claims = result.valid_claims
-        draft, claims, decided = _decided(question, draft, claims, compared, chunks)
-        answer_issues = _answer_issues(question, draft, claims, compared, result, bridges, decided, chunks)
+        layer = _layer(run, replace(context, fits=result.fits, fits_reason=result.fits_reason), draft,
+                       result.valid_claims, "answer")
+        fired, draft, claims, answer_issues = list(layer.fired), _with(draft, layer), layer.draft.claims, layer.problems
         if result.problems and not answer_issues and claims:
             # The answer stands on its verified, supported claims: the failed claims are withheld
             # with their reasons, and the repair (two model calls) is not needed.
@@ -174,11 +176,10 @@ def _report_stage(run: RunState, plan: PlanJson, read: ReadJson,
                 yield from run_step(withheld_graph(run.task, withheld, "UngroundedAnswer"))
                 raise UngroundedAnswer("the answer failed verification after one repair: "
                                        + "; ".join(result.problems))
-            draft, claims, decided = _decided(question, draft, claims, compared, chunks)
-            answer_issues = _answer_issues(question, draft, claims, compared, result, bridges, decided, chunks)
-            if draft.status == "answered" and not decided and is_sentence(draft.answer, claims):
-                # a repair that answers with a sentence has not found the few words asked for
-                answer_issues.append("answer: it is a sentence, not the few words that answer the question")
+            layer = _layer(run, replace(context, fits=result.fits, fits_reason=result.fits_reason, repaired=True),
+                           draft, claims, "repair")
+            fired += layer.fired
+            draft, claims, answer_issues = _with(draft, layer), layer.draft.claims, layer.problems
             if withheld or answer_issues:
                 # Failed claims are withheld (with their reasons), never published; an answer its
                 # verified quotes do not carry is not published either.
@@ -190,10 +191,13 @@ def _report_stage(run: RunState, plan: PlanJson, read: ReadJson,
         if "status" not in answer:
             status = decide_status(draft.status, len(claims), bool(conflicts_out))
             answer = {"status": status, "text": draft.answer, "claims": claims}
+        answer["rules"] = fired
         if answer["status"] == "insufficient-evidence":
             # status and text never disagree: no model answer text under insufficient-evidence
             count = len(answer.get("withheld") or [])
-            answer["text"] = INSUFFICIENT_TEXT + (f" ({count} unverified claim(s) withheld.)" if count else "")
+            missing = missing_sides(compared, claims)
+            answer["text"] = INSUFFICIENT_TEXT + (f" ({count} unverified claim(s) withheld.)" if count else "") + (
+                f" No verified quote states the compared fact about {' or '.join(missing)}." if missing else "")
     no_hop: SearchedJson = {"results": []}
     hop_results = list((run.stages.get("hop-searched") or no_hop).get("results") or [])
     report: JsonObject = {
@@ -232,35 +236,16 @@ def _report_stage(run: RunState, plan: PlanJson, read: ReadJson,
     return cast(WebQaReportJson, dict(commit.value))
 
 
-def _answer_issues(question: str, draft: schemas.AnswerOutput, claims: list[ClaimJson], compared: list[str],
-                   result: Evaluation, bridges: list[str], decided: bool, chunks: list[ChunkRecord]) -> list[str]:
-    """The answer-level problems of a draft (see :mod:`ditto_nb.patterns.web_qa.answer_checks`)."""
-    return answer_problems(question, draft.answer, draft.status, claims, compared,
-                           fits=result.fits or decided, fits_reason=result.fits_reason, bridges=bridges,
-                           decided=decided, evidence=[str(c["text"]) for c in chunks])
+def _layer(run: RunState, context: RuleContext, draft: schemas.AnswerOutput, claims: list[ClaimJson],
+           round: str) -> LayerResult:
+    """The declared answer rules (:data:`~ditto_nb.patterns.web_qa.rule_set.RULES`) on one draft."""
+    return run_rules(RULES, context, DraftAnswer(text=draft.answer, status=draft.status, claims=list(claims)),
+                     off=run.rules_off, round=round)
 
 
-def _decided(question: str, draft: schemas.AnswerOutput, claims: list[ClaimJson], compared: list[str],
-             chunks: list[ChunkRecord]) -> tuple[schemas.AnswerOutput, list[ClaimJson], bool]:
-    """The draft with the answer code decides a comparison for (:mod:`.comparison`: the side of an
-    ordering comparison, yes/no of a nationality one or of a kind, :mod:`.kinds`), its claims (with the deciding sentence of a
-    side the draft left without one, :mod:`.sides`) and whether code decided; otherwise an answer
-    that repeats the question narrowed to the "Place, Region" its quote writes, or a number
-    replaced by the one its quote sentence says the question counts, or a former name replaced by
-    the one a shown chunk ties the question's years to (:mod:`.narrow`;
-    not "decided": the answer checks still run), else the model's answer and claims."""
-    every = [*claims, *side_claims(question, compared, claims, chunks)]
-    winner = (decide_order(question, compared, every) or decide_nationality(question, compared, every)
-              or decide_kind(question, compared, every))
-    if winner is None:
-        answered = draft.status == "answered" and not compared
-        narrowed = (narrower_answer(question, draft.answer, claims) or counted_answer(question, draft.answer, claims)
-                    or renamed_answer(question, draft.answer, claims, chunks) if answered else None)
-        if narrowed is None:
-            return draft, claims, False
-        return draft.model_copy(update={"answer": narrowed[0]}), narrowed[1], False
-    text = winner.capitalize() if winner in ("yes", "no") else winner
-    return draft.model_copy(update={"answer": text, "status": "answered"}), every, True
+def _with(draft: schemas.AnswerOutput, layer: LayerResult) -> schemas.AnswerOutput:
+    """The draft with the answer text and status the rule layer left."""
+    return draft.model_copy(update={"answer": layer.draft.text, "status": layer.draft.status})
 
 
 def _draft_round(run: RunState, purpose: str, question: str, chunks: list[ChunkRecord], labels: Mapping[str, str],
@@ -272,12 +257,14 @@ def _draft_round(run: RunState, purpose: str, question: str, chunks: list[ChunkR
     shown_conflicts: list[ShownConflict] = [
         {"topic": c["topic"], "sides": [{"quote": s["quote"]} for s in c["sides"]]} for c in conflicts
     ]
+    compared = comparison_entities(question)
     if purpose == "answer":
         messages = prompts.answer_messages(question, chunks, selected["missing"], req.cross_check, shown_conflicts,
-                                           comparison_entities(question))
+                                           compared)
     else:
-        messages = prompts.repair_messages(question, chunks, failed, problems, req.cross_check, kept)
-    schema = schemas.AnswerOutput if conflicts else schemas.PlainAnswerOutput
+        messages = prompts.repair_messages(question, chunks, failed, problems, req.cross_check, kept, compared)
+    schema: type[schemas.AnswerOutput] | type[schemas.CompareOutput] = (
+        schemas.AnswerOutput if conflicts else schemas.CompareOutput if len(compared) == 2 else schemas.PlainAnswerOutput)
     g = graph("report" if purpose == "answer" else "repair")
     answer_get = run.add_model_call(g, purpose, messages, schema)
     answer_done = run.model_node(purpose)
@@ -349,13 +336,14 @@ def run_web_qa_loop(input: WebQaInput, options: WebQaOptions | None = None) -> S
 
     Args:
         input: ``{"request": WebQaRequest | dict, "model": {"provider", "model"}}``.
-        options: ``{"stop_after": stage | None, "max_model_calls": 6, "results_per_query": 5}``.
+        options: ``{"stop_after": stage | None, "max_model_calls": 6, "results_per_query": 5,
+            "rules_off": [rule name, ...]}``.
 
     Returns:
         ``{"status": "checkpoint", "stage": name}`` when stopped, else the report as JSON.
 
     Raises:
-        InvalidRequest: a bad request, model selection or ``stop_after``.
+        InvalidRequest: a bad request, model selection, ``stop_after`` or rule name.
         RequestChanged, PermissionRevoked, SnapshotCorrupted: found by the resume graph.
         BudgetExceeded: a seventh model call in one run would be needed.
         SearchFailed, ReadFailed: total (or, without ``allow_partial``, any) failure.
@@ -378,6 +366,7 @@ def run_web_qa_loop(input: WebQaInput, options: WebQaOptions | None = None) -> S
     run = RunState(request=request, task=task, model=dict(model), ledger=ledger,
                    max_model_calls=int(opts.get("max_model_calls", 6)),
                    results_per_query=int(opts.get("results_per_query", 5)),
+                   rules_off=rules_off(opts.get("rules_off") or [], RULE_NAMES),
                    stages=cast(WebQaStages, dict(state.stages)))
     s = run.stages
     for stage in WEB_QA.stages:

@@ -25,7 +25,8 @@ from pydantic import BaseModel
 
 from ditto_nb.evidence.rank import focused_excerpt
 from ditto_nb.patterns.common.records import ChunkRecord
-from ditto_nb.patterns.web_qa.schemas import ClaimItem, GroundOutput, PlainAnswerOutput, PlanOutput, SelectOutput
+from ditto_nb.patterns.web_qa.schemas import (ClaimItem, CompareOutput, GroundOutput, PlainAnswerOutput, PlanOutput,
+                                             SelectOutput)
 from ditto_nb.patterns.web_qa.stage_models import DraftCitation, ShownConflict
 
 MAX_CHUNK_CHARS = 360
@@ -136,6 +137,20 @@ _EXAMPLE = (
     '"claims": [{"chunk_id": "C1", "claim": "The Blue Museum is in Lakeside."}, {"chunk_id": "C2", '
     '"claim": "Lakeside lies on the shore of Lake Mira."}], "status": "answered"}'
 )
+_COMPARE_RULES = (
+    "The question compares {sides}. First claims: one claim for each of them, each from a chunk "
+    "about that one, a short sentence that says only what its chunk says about the fact the "
+    "question compares (a number, date, place, kind, role or origin), with its names and numbers. "
+    "Then answer: only the few words that answer the question: one of {names} as the question "
+    "writes it, yes or no for a yes/no question, or the value both share. Code quotes the chunk's "
+    "sentence that states each claim. status: answered only if the two claims decide the answer, "
+    "else insufficient-evidence."
+)
+_COMPARE_EXAMPLE = (
+    'Example (question "Which river is longer, the Ara or the Bel?"): {"claims": [{"chunk_id": "C1", '
+    '"claim": "The Ara is 120 km long."}, {"chunk_id": "C3", "claim": "The Bel is 85 km long."}], '
+    '"answer": "Ara", "status": "answered"}'
+)
 _REPAIR_RULES = (
     "Some claims of a draft failed the checks. Do not repeat a failed claim: write a new claim that "
     "its chunk really states, or leave it out. Kept claims stay as they are. If the chunks do not "
@@ -164,6 +179,7 @@ SYSTEM = (
     f"Step plan (rules in the request): Format: {_format(PlanOutput)}\n\n"
     f"Step select (rules in the request): Format: {_format(SelectOutput)}\n\n"
     f"Steps answer and repair (rules in the request): Format: {_format(PlainAnswerOutput)}\n\n"
+    f"Steps answer and repair of a comparison (rules in the request): Format: {_format(CompareOutput)}\n\n"
     f"Steps ground and regrade (rules in the request): Format: {_format(GroundOutput)}"
 )
 """The one system message of every Web QA model call (plan, select, answer, ground, repair,
@@ -255,6 +271,14 @@ def _conflict_lines(conflicts: Sequence[ShownConflict]) -> str:
     return "\n".join(lines)
 
 
+def _claim_rules(compared: Sequence[str]) -> str:
+    """The claim rules: :data:`_COMPARE_RULES` for two compared sides (one claim per side, then the
+    answer), else :data:`_CLAIM_RULES`."""
+    if len(compared) != 2:
+        return _CLAIM_RULES
+    return _COMPARE_RULES.format(sides=" and ".join(compared), names=" or ".join(compared))
+
+
 def answer_messages(
     question: str,
     chunks: Sequence[ChunkRecord],
@@ -272,13 +296,14 @@ def answer_messages(
         cross_check: when True, each claim needs quotes from two different sites.
         conflicts: verified conflicts (``{"topic", "sides": [{"quote"}]}``); only then may the
             status be ``conflicting-evidence``.
-        compared: the entities a comparison question compares: one claim per entity is asked
-            for, and a yes/no answer must rest on them.
+        compared: the two entities a comparison question compares: one claim per side is asked
+            for first, then the answer (:data:`_COMPARE_RULES`, the
+            :class:`~ditto_nb.patterns.web_qa.schemas.CompareOutput` order).
 
     Returns:
         Chat messages.
     """
-    lines = [f"Answer the question from the chunks. {_CLAIM_RULES}"]
+    lines = [f"Answer the question from the chunks. {_claim_rules(compared)}"]
     if cross_check:
         lines.append("Give every claim twice, with chunks from two different sites.")
     if conflicts:
@@ -286,12 +311,9 @@ def answer_messages(
                      "answer the question without the disputed fact.")
     if missing:
         lines.append(f"Not covered: {'; '.join(missing)}")
-    if compared:
-        lines.append(f"Compare: {'; '.join(compared)}. Write one claim for each of them, "
-                     "then answer from those claims (yes/no only if the claims decide it).")
     if conflicts:
         lines.append(f"Disagreements:\n{_conflict_lines(conflicts)}")
-    lines.append(_EXAMPLE)
+    lines.append(_COMPARE_EXAMPLE if len(compared) == 2 else _EXAMPLE)
     return _report_messages("answer", question, chunks, "\n".join(lines))
 
 
@@ -331,6 +353,7 @@ def repair_messages(
     problems: Sequence[str],
     cross_check: bool,
     kept: Sequence[ClaimItem] = (),
+    compared: Sequence[str] = (),
 ) -> list[dict[str, str]]:
     """Messages of ``Task: repair``: replace only the failed claims, once (rules in :data:`SYSTEM`;
     the shared evidence block).
@@ -342,6 +365,7 @@ def repair_messages(
         problems: what failed verification or grounding.
         cross_check: whether claims need two sites.
         kept: claims that passed and stay (shown so the answer can use them; not to repeat).
+        compared: the two compared entities of a comparison (its claim rules, as in :func:`answer_messages`).
 
     Returns:
         Chat messages.
@@ -350,7 +374,7 @@ def repair_messages(
     failed_lines = "\n".join(f"- {c.claim} (quote: \"{c.quote}\" from {c.chunk_id})" for c in failed)
     kept_lines = "\n".join(f"- {c.claim}" for c in kept) or "(none)"
     task = (
-        f"{_REPAIR_RULES} {_CLAIM_RULES}\n{extra}Kept claims:\n{kept_lines}\nFailed claims:\n{failed_lines or '(none)'}\nProblems:\n- "
+        f"{_REPAIR_RULES} {_claim_rules(compared)}\n{extra}Kept claims:\n{kept_lines}\nFailed claims:\n{failed_lines or '(none)'}\nProblems:\n- "
         + "\n- ".join(problems)
     )
     return _report_messages("repair", question, chunks, task)

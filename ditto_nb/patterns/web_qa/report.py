@@ -42,13 +42,28 @@ class WithheldClaim(_Model):
     reasons: list[str] = Field(default_factory=list)
 
 
+class RuleTrace(_Model):
+    """One answer rule that fired (:class:`ditto_nb.patterns.web_qa.rules.RuleFired`): a rewrite
+    (``changed``: the answer text changed from ``before`` to ``after``) or a check's problem (``note``)."""
+
+    rule: str
+    phase: str
+    round: str = "answer"
+    changed: bool = False
+    before: str = ""
+    after: str = ""
+    note: str = ""
+
+
 class Answer(_Model):
-    """The answer: one of the four statuses, its text, claims and withheld claims."""
+    """The answer: one of the four statuses, its text, claims, withheld claims and the answer
+    rules that fired on its drafts, in order."""
 
     status: Status
     text: str
     claims: list[Claim] = Field(default_factory=list)
     withheld: list[WithheldClaim] = Field(default_factory=list)
+    rules: list[RuleTrace] = Field(default_factory=list)
 
 
 class BudgetUse(_Model):
@@ -211,9 +226,11 @@ def render_markdown(report: WebQaReport) -> str:
 
 
 def published_report(report: WebQaReportJson) -> WebQaReportJson:
-    """The report as published (``report.json``/``report.md``): without ``answer.withheld``.
+    """The report as published (``report.json``/``report.md``): without ``answer.withheld``, and
+    with the answer rules that fired named but without the draft texts they saw (``before``,
+    ``note``; ``after`` only for a rewrite of an ``answered`` answer, where it is the answer).
 
-    Withheld claims never reach the published files (issue 9): they stay in the task's Memory
+    Withheld claims and unverified drafts never reach the published files (issue 9): they stay in the task's Memory
     (``withheld``, with ``quote_found``/``grounded``/``reason``) and in the report stage's value
     returned by :func:`~ditto_nb.patterns.web_qa.app.run_web_qa`, and are shown by ``ditto-nb show``,
     ``claims_frame`` (status ``rejected``) and the notebooks.
@@ -221,6 +238,12 @@ def published_report(report: WebQaReportJson) -> WebQaReportJson:
     """
     answer = report["answer"].copy()
     answer.pop("withheld", None)
+    published = answer.get("status") == "answered"
+    if "rules" not in answer:  # a report written before the rule layer publishes as it was
+        return {**report, "answer": answer}
+    answer["rules"] = [{**fired, "before": "", "note": "",
+                        "after": fired["after"] if published and fired["phase"] == "rewrite" else ""}
+                       for fired in answer.get("rules") or []]
     return {**report, "answer": answer}
 
 

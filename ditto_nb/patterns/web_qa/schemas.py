@@ -111,6 +111,18 @@ class PlainAnswerOutput(AnswerOutput):
     )
 
 
+class CompareOutput(_Schema):
+    """Output of ``Task: answer`` / ``Task: repair`` for a comparison: the same fields as
+    :class:`PlainAnswerOutput` in another grammar order, one claim per compared side *first*, then
+    the answer, so a small model states both sides' values before it chooses
+    (:mod:`ditto_nb.patterns.web_qa.side_by_side`). Read back as :class:`AnswerOutput`."""
+
+    claims: list[ClaimItem] = Field(json_schema_extra={"maxItems": MAX_CLAIMS},
+                                    description="One claim per compared side, each from that side's chunk.")
+    answer: str = Field(json_schema_extra={"maxLength": ANSWER_CHARS}, description="The short answer, a few words.")
+    status: Literal["answered", "insufficient-evidence"] = Field(description="answered or insufficient-evidence.")
+
+
 class Verdict(_Schema):
     """One grounding verdict (reason first, then the decision)."""
 
@@ -134,6 +146,7 @@ __all__ = [
     "STATUSES",
     "AnswerOutput",
     "ClaimItem",
+    "CompareOutput",
     "ConflictItem",
     "GroundOutput",
     "PlainAnswerOutput",

@@ -193,6 +193,18 @@ class ReportConflict(TypedDict):
     sides: list[CitationJson]
 
 
+class RuleFiredJson(TypedDict):
+    """One answer rule that fired (see :class:`ditto_nb.patterns.web_qa.rules.RuleFired`)."""
+
+    rule: str
+    phase: str
+    round: str
+    changed: bool
+    before: str
+    after: str
+    note: str
+
+
 class AnswerJson(TypedDict, total=False):
     """The report's ``answer``: status, text, claims and (in Memory only) withheld claims."""
 
@@ -200,6 +212,7 @@ class AnswerJson(TypedDict, total=False):
     text: str
     claims: list[ClaimJson]
     withheld: list[WithheldClaim]
+    rules: list[RuleFiredJson]
 
 
 ReportHit = dict[str, str | int | bool | None]

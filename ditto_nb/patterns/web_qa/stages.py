@@ -59,6 +59,7 @@ class RunState:
         ledger: the ledger and counters read at resume (failed searches/reads are retried).
         max_model_calls: cap on model dispatches in this run (6 per SPEC §3).
         results_per_query: search hits asked per query.
+        rules_off: answer rules switched off by name (:mod:`ditto_nb.patterns.web_qa.rules`).
         model_calls: model dispatches made by this run.
     """
 
@@ -68,6 +69,7 @@ class RunState:
     ledger: Ledger
     max_model_calls: int = 6
     results_per_query: int = 5
+    rules_off: frozenset[str] = frozenset()
     model_calls: int = 0
     stages: WebQaStages = field(default_factory=lambda: WebQaStages())
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from ditto_nb.patterns.common import SearchSetup
-from ditto_nb.patterns.web_qa.answer_checks import answer_problems
+from ditto_nb.patterns.web_qa.rule_set import answer_problems
 from ditto_nb.patterns.web_qa.comparison import decide_order, order_of, side_value
 from ditto_nb.sandbox import SandboxWeb, wiki_url
 from tests.patterns.web_qa.helpers import Script, make_request, run_once

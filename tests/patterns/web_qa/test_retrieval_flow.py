@@ -115,9 +115,9 @@ async def test_comparison_queries_each_entity_and_needs_both_sides(
                            max_queries=2, max_pages=4)
     report = await run_once(tmp_path / "t", request, config, setup(wiki), scripted_model)
     assert report.queries == ["Mara Quell", "Tor Vennick"]
-    assert "Compare: Mara Quell; Tor Vennick" in recorder.of("answer")[0]["messages"][-1]["content"]
+    assert "The question compares Mara Quell and Tor Vennick" in recorder.of("answer")[0]["messages"][-1]["content"]
     repair_prompt = recorder.of("repair")[0]["messages"][-1]["content"]
-    assert "no claim quotes a fact about Tor Vennick" in repair_prompt
+    assert "no verified claim states the compared fact about Tor Vennick" in repair_prompt
     assert report.answer.status == "answered" and report.answer.text == "Yes"
     assert {c.citations[0].title for c in report.answer.claims} == {"Mara Quell", "Tor Vennick"}
 

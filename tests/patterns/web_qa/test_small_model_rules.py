@@ -12,7 +12,8 @@ import pytest
 from ditto_nb.errors import ModelOutputInvalid, UngroundedAnswer
 from ditto_nb.notebook import load_task
 from ditto_nb.patterns.common import SearchSetup
-from ditto_nb.patterns.web_qa.answer_checks import answer_problems, described_bridge
+from ditto_nb.patterns.web_qa.answer_checks import described_bridge
+from ditto_nb.patterns.web_qa.rule_set import answer_problems
 from ditto_nb.patterns.web_qa.candidates import compared_sides
 from ditto_nb.patterns.web_qa.evaluate import complete_draft, decide_status, strip_header
 from ditto_nb.patterns.web_qa.schemas import CLAIM_CHARS, AnswerOutput, PlainAnswerOutput
@@ -244,7 +245,7 @@ async def test_repair_still_answering_with_failed_claims_is_never_published(
 def test_a_year_of_antiquity_answers_a_what_year_question() -> None:
     """"In what year was the Colosseum completed?" → "80" (AD 80) is a year (a fresh-user trial
     saw it refused as "the answer gives none")."""
-    from ditto_nb.patterns.web_qa.answer_checks import answer_problems
+    from ditto_nb.patterns.web_qa.rule_set import answer_problems
 
     claims = [{"claim": "The Colosseum was completed in AD 80.",
                "citations": [{"quote": "the amphitheatre was completed in AD 80 under Titus", "title": "Colosseum"}]}]

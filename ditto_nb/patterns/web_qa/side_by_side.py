@@ -1,0 +1,98 @@
+"""Comparisons answered side by side, for any attribute (pure).
+
+A comparison question ("Which band had more members, Letters to Cleo or Screaming Trees?", "Are
+both Cypress and Ajuga genera?", "Both X and Y had what role in film making?") is answered from
+one verified, supported claim per compared side: the answer call writes a claim for each side
+from that side's own chunk (the compared fact: its members, what kind of thing it is, its role),
+*then* the answer (:class:`~ditto_nb.patterns.web_qa.schemas.CompareOutput`: the claims come
+first in the output grammar, so a small model states both values before it chooses). Code then:
+
+- finds each side's claim (:func:`side_claim`: a claim cited from the side's page, or naming it
+  and not the other side, :func:`~ditto_nb.patterns.web_qa.comparison.about`);
+- when both sides have one, publishes the derived answer (:func:`compared_answer`): the side the
+  answer names, written as the question writes it; ``Yes``/``No``; or a value both sides' quotes
+  state (a shared role or kind). The claims of both sides are the answer's evidence, and the
+  comparison made is recorded (the rule trace's note: each side with its claim);
+- when a side has none, that side is named (:func:`missing_sides`): a problem for the one repair,
+  and, after it, the reason the task declines.
+
+One mechanism for every attribute: nothing here knows what is compared. Ordering comparisons whose
+quotes state a number or a year per side are still decided by code
+(:func:`~ditto_nb.patterns.web_qa.comparison.decide_order`), which runs first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ditto_nb.evidence.support import answer_in_quotes
+from ditto_nb.patterns.common.retrieval import names_entity, title_key
+from ditto_nb.patterns.web_qa.answer_checks import is_yes_no
+from ditto_nb.patterns.web_qa.comparison import about
+from ditto_nb.patterns.web_qa.stage_models import ClaimJson
+from ditto_nb.text import normalize_text
+
+
+def side_claim(side: str, other: str, claims: Sequence[ClaimJson]) -> ClaimJson | None:
+    """The first verified claim about ``side`` (not about ``other``), or None."""
+    return next((c for c in claims if about(c, side, other)), None)
+
+
+def missing_sides(compared: Sequence[str], claims: Sequence[ClaimJson]) -> list[str]:
+    """The compared sides without a verified claim about them, in the question's order.
+
+    Args:
+        compared: the two compared entities as the question writes them.
+        claims: the verified, supported claims (report JSON).
+
+    Returns:
+        ``[]`` when both sides have a claim; ``[]`` too when ``compared`` is not a pair.
+    """
+    if len(compared) != 2:
+        return []
+    first, second = compared[0], compared[1]
+    return [side for side, other in ((first, second), (second, first)) if side_claim(side, other, claims) is None]
+
+
+def _names(answer: str, side: str) -> bool:
+    """The answer names the side (every word of one in the other, whole words)."""
+    a, s = title_key(answer).strip(" ."), title_key(side)
+    return bool(a) and bool(s) and (names_entity(a, s, whole_words=True) or names_entity(s, a, whole_words=True))
+
+
+def _quotes(claim: ClaimJson) -> list[str]:
+    return [str(c.get("quote", "")) for c in claim.get("citations") or []] + [str(claim.get("claim", ""))]
+
+
+def compared_answer(compared: Sequence[str], answer: str, claims: Sequence[ClaimJson]) -> tuple[str, str] | None:
+    """The answer a side-by-side comparison publishes, with the comparison made, or None.
+
+    Args:
+        compared: the two compared entities as the question writes them.
+        answer: the draft's short answer.
+        claims: the verified, supported claims (report JSON).
+
+    Returns:
+        ``(answer, note)`` when both sides have a verified claim and the draft's answer is yes/no
+        (``Yes``/``No``), names exactly one side (that side as the question writes it), or is a
+        value both sides' quotes state; ``note`` is ``A: <claim>; B: <claim>``. None otherwise.
+    """
+    if len(compared) != 2:
+        return None
+    first, second = compared[0], compared[1]
+    mine, theirs = side_claim(first, second, claims), side_claim(second, first, claims)
+    if mine is None or theirs is None:
+        return None
+    note = f"{first}: {mine.get('claim', '')} | {second}: {theirs.get('claim', '')}"
+    text = normalize_text(answer).strip().rstrip(".")
+    if is_yes_no(text):
+        return ("Yes" if text.lower().startswith("yes") else "No"), note
+    named = [side for side in (first, second) if _names(text, side)]
+    if len(named) == 1:
+        return named[0], note
+    if not named and text and all(answer_in_quotes(text, _quotes(c)).ok for c in (mine, theirs)):
+        return text, note
+    return None
+
+
+__all__ = ["compared_answer", "missing_sides", "side_claim"]

@@ -1,0 +1,194 @@
+"""The declared answer-rule layer (issue 30): every rule can be switched off by name and the
+recorded trace changes; comparisons of an attribute no rule knows are answered side by side with
+one quote per side; a missing side is named."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ditto_nb.errors import InvalidRequest
+from ditto_nb.patterns.common import SearchSetup
+from ditto_nb.patterns.web_qa.rule_set import RULE_NAMES, RULES
+from ditto_nb.patterns.web_qa.rules import DraftAnswer, RuleContext, rules_off, run_rules
+from ditto_nb.sandbox import SandboxWeb, wiki_url
+from tests.patterns.web_qa.helpers import Script, make_request, run_once
+
+
+def claim(text: str, quote: str, title: str) -> Any:
+    return {"claim": text, "citations": [{"quote": quote, "title": title}],
+            "verification": {"quotes_verified": True, "grounded": True}}
+
+
+TERRY = claim("Terry Richardson was born in 1965.", "Terry Richardson (born August 14, 1965) is an American photographer.",
+              "Terry Richardson")
+ANNIE = claim("Annie Morton was born in 1970.", "Annie Morton (born October 8, 1970) is an American model.", "Annie Morton")
+CHO = claim("Cho Kyuhyun is a South Korean singer.", "Cho Kyu-hyun (born February 3, 1988) is a South Korean singer.",
+            "Cho Kyuhyun")
+METHOD = claim("Method Man is an American rapper.", "Clifford Smith, known as Method Man, is an American rapper.",
+               "Method Man")
+JUDAH = claim("Zab Judah is a boxer.", "Zab Judah is an American professional boxer.", "Zab Judah")
+BOGUES = claim("Muggsy Bogues is a basketball player.",
+               "Muggsy Bogues is a retired American professional basketball player.", "Muggsy Bogues")
+CLEO = claim("Letters to Cleo had six members.", "Letters to Cleo was an alternative rock band with six members.",
+             "Letters to Cleo")
+TREES = claim("Screaming Trees was formed in Ellensburg.", "Screaming Trees was a rock band formed in Ellensburg.",
+              "Screaming Trees")
+VILLAGE = claim("The director is based in Greenwich Village, New York City.",
+                "Adriana Trigiani is based in Greenwich Village, New York City.", "Adriana Trigiani")
+ARENA = claim("The arena has a 4,000 capacity.", "The arena has a 4,000 capacity (3,677 seated).", "Arena")
+CONF = "The conference was known as the ECAC North from 1979 to 1988 and the North Atlantic Conference from 1988 to 1996."
+COLOSSEUM = claim("The Colosseum was completed in AD 80.", "The Colosseum was completed in AD 80 under Titus.",
+                  "Colosseum")
+TEMPLE = claim("Shirley Temple was an actress.", "Shirley Temple Black was an American actress.", "Shirley Temple")
+PEREZ = claim("Sergio Pérez races for Force India.", "Sergio Pérez currently races with Sahara Force India.",
+              "Sergio Pérez")
+
+CASES: dict[str, tuple[str, str, list[Any], dict[str, Any]]] = {
+    # rule name: (question, draft answer, verified claims, context fields)
+    "compare-order": ("Who was born first, Annie Morton or Terry Richardson?", "Annie Morton", [ANNIE, TERRY],
+                      {"compared": ("Annie Morton", "Terry Richardson")}),
+    "compare-nationality": ("Are Cho Kyuhyun and Method Man of the same nationality?", "Yes", [CHO, METHOD],
+                            {"compared": ("Cho Kyuhyun", "Method Man")}),
+    "compare-kind": ("Were Zab Judah and Muggsy Bogues both boxers?", "Yes", [JUDAH, BOGUES],
+                     {"compared": ("Zab Judah", "Muggsy Bogues")}),
+    "side-by-side": ("Which band had six members, Letters to Cleo or Screaming Trees?", "Letters to Cleo band",
+                     [CLEO, TREES], {"compared": ("Letters to Cleo", "Screaming Trees")}),
+    "narrow-place": ("The director of Big Stone Gap is based in what New York city?", "New York City", [VILLAGE], {}),
+    "counted-number": ("The arena can seat how many people?", "4,000", [ARENA], {}),
+    "renamed-answer": ("The team plays in a conference that was formerly known as what from 1988 to 1996?",
+                       "America East Conference",
+                       [claim("It plays in the America East Conference.", "It plays in the America East Conference.",
+                              "Team")],
+                       {"chunks": ({"chunk_id": "c1", "text": "The America East Conference is a college conference. "
+                                    + CONF, "title": "America East Conference", "url": wiki_url("America East"),
+                                    "final_url": wiki_url("America East"), "origin": "https://wiki.test",
+                                    "page_id": "p1", "paragraph_index": 0, "sha256": "0" * 64,
+                                    "fetched_at": "2026-12-04T00:00:00Z"},)}),
+    "answer-quoted": ("In what year was the Colosseum completed?", "82", [COLOSSEUM], {}),
+    "sides-quoted": ("Which band had six members, Letters to Cleo or Screaming Trees?", "Letters to Cleo", [CLEO],
+                     {"compared": ("Letters to Cleo", "Screaming Trees")}),
+    "asked-kind": ("In what year was the Colosseum completed?", "Titus", [COLOSSEUM], {}),
+    "number-asked": ("The arena can seat how many people?", "4,000", [ARENA], {}),
+    "described-bridge": ("What government position was held by the woman who portrayed Corliss Archer?",
+                         "Shirley Temple", [TEMPLE], {"bridges": ("Shirley Temple",)}),
+    "tied-years": ("The team plays in a conference known as what from 1988 to 1996?", "ECAC North",
+                   [claim("It was the ECAC North.", CONF, "America East Conference")], {}),
+    "excluded-entity": ("Which other Mexican driver besides the Force India driver raced in 2012?", "Sergio Pérez",
+                        [PEREZ], {}),
+    "repeats-question": ("The director of Big Stone Gap is based in what New York city?", "New York City",
+                         [claim("The director lives in New York City.", "She lives in New York City.", "Trigiani")], {}),
+    "review-fits": ("In what year was the Colosseum completed?", "80", [COLOSSEUM],
+                    {"fits": False, "fits_reason": "not a year"}),
+    "sentence-answer": ("Who directed the film?", "The film was directed by a man who lived in Rome for years.",
+                        [claim("The film was directed by a man.", "The film was directed by a man.", "Film")],
+                        {"repaired": True}),
+}
+
+
+def test_every_declared_rule_has_a_case() -> None:
+    assert set(CASES) == set(RULE_NAMES)
+    assert len(RULE_NAMES) == len(set(RULE_NAMES))
+
+
+@pytest.mark.parametrize("name", RULE_NAMES)
+def test_switching_a_rule_off_by_name_changes_the_recorded_trace(name: str) -> None:
+    question, answer, claims, fields = CASES[name]
+    context = RuleContext(question=question, **fields)
+    draft = DraftAnswer(text=answer, status="answered", claims=claims)
+    # a rewrite rule that would fire first is switched off too, so the rule under test runs
+    earlier = {"counted-number"} if name == "number-asked" else set()
+    on = run_rules(RULES, context, draft, off=earlier)
+    off = run_rules(RULES, context, draft, off=earlier | {name})
+    assert name in [f["rule"] for f in on.fired], on.fired
+    assert name not in [f["rule"] for f in off.fired]
+    assert on.fired != off.fired
+
+
+def test_a_rewrite_records_the_answer_before_and_after() -> None:
+    question, answer, claims, fields = CASES["side-by-side"]
+    result = run_rules(RULES, RuleContext(question=question, **fields), DraftAnswer(answer, "answered", claims))
+    fired = result.fired[0]
+    assert (fired["rule"], fired["changed"], fired["before"], fired["after"]) == (
+        "side-by-side", True, "Letters to Cleo band", "Letters to Cleo")
+    assert result.draft.decided and result.problems == []
+    assert "Letters to Cleo had six members" in fired["note"] and "Screaming Trees" in fired["note"]
+
+
+def test_a_missing_side_is_named() -> None:
+    question, answer, claims, fields = CASES["sides-quoted"]
+    problems = run_rules(RULES, RuleContext(question=question, **fields), DraftAnswer(answer, "answered", claims)).problems
+    assert any("Screaming Trees" in p and "Letters to Cleo" not in p.split("about")[1] for p in problems), problems
+
+
+def test_unknown_rule_names_are_refused_and_the_environment_is_read() -> None:
+    with pytest.raises(InvalidRequest, match="no-such-rule"):
+        rules_off(["no-such-rule"], RULE_NAMES)
+    assert rules_off(None, RULE_NAMES, env={"DITTO_RULES_OFF": "side-by-side, review-fits,"}) == {
+        "side-by-side", "review-fits"}
+    assert rules_off(None, RULE_NAMES, env={}) == frozenset()
+
+
+# --- a made-up attribute, end to end through the scripted model ----------------------------------
+ORVAL = "Orval Keep is a hill fort whose gate faces the sea and whose walls are painted ochre."
+BRENN = "Brenn Hold is a hill fort whose gate faces the forest and whose walls are painted grey."
+QUESTION = "Which fort has walls painted ochre, Orval Keep or Brenn Hold?"
+
+
+async def _forts(tmp_path: Path, sandbox_factory: Any, config: Any, scripted_model: Any, script: Script,
+                 **kwargs: Any) -> Any:
+    wiki: SandboxWeb = sandbox_factory([
+        {"url": wiki_url("Orval Keep"), "title": "Orval Keep", "paragraphs": [ORVAL]},
+        {"url": wiki_url("Brenn Hold"), "title": "Brenn Hold", "paragraphs": [BRENN]},
+    ])
+    scripted_model.responder = script
+    request = make_request(wiki, question=QUESTION, max_queries=2, max_pages=4)
+    search = SearchSetup.from_sandbox(wiki, policy_overrides={"retries": 0})
+    return await run_once(tmp_path / "t", request, config, search, scripted_model, **kwargs)
+
+
+def _label(chunks: list[tuple[str, str, str]], start: str) -> str:
+    return next(label for label, _host, text in chunks if text.startswith(start))
+
+
+def _side_answer(chunks: list[tuple[str, str, str]]) -> dict[str, Any]:
+    return {"status": "answered", "answer": "Orval Keep fort", "claims": [
+        {"chunk_id": _label(chunks, "Orval Keep"), "claim": "Orval Keep has walls painted ochre."},
+        {"chunk_id": _label(chunks, "Brenn Hold"), "claim": "Brenn Hold has walls painted grey."}]}
+
+
+async def test_a_made_up_attribute_is_answered_with_one_quote_per_side(
+    tmp_path: Path, sandbox_factory: Any, config: Any, scripted_model: Any
+) -> None:
+    script = Script(queries=["Orval Keep", "Brenn Hold"], answer=_side_answer)
+    report = await _forts(tmp_path, sandbox_factory, config, scripted_model, script)
+    assert report.answer.status == "answered" and report.answer.text == "Orval Keep"
+    assert [c.citations[0].title for c in report.answer.claims] == ["Orval Keep", "Brenn Hold"]
+    assert "ochre" in report.answer.claims[0].citations[0].quote and "grey" in report.answer.claims[1].citations[0].quote
+    assert [r.rule for r in report.answer.rules] == ["side-by-side"] and report.answer.rules[0].changed
+    assert "repair" not in script.seen
+
+
+async def test_with_the_side_by_side_rule_off_the_trace_shows_no_rewrite(
+    tmp_path: Path, sandbox_factory: Any, config: Any, scripted_model: Any
+) -> None:
+    script = Script(queries=["Orval Keep", "Brenn Hold"], answer=_side_answer, repair=_side_answer)
+    report = await _forts(tmp_path, sandbox_factory, config, scripted_model, script, rules_off=["side-by-side"])
+    assert "side-by-side" not in [r.rule for r in report.answer.rules]
+    assert report.answer.text != "Orval Keep"  # the model's own words stand (or the task declines)
+
+
+async def test_a_side_never_quoted_declines_and_names_it(
+    tmp_path: Path, sandbox_factory: Any, config: Any, scripted_model: Any
+) -> None:
+    def one_side(chunks: list[tuple[str, str, str]]) -> dict[str, Any]:
+        return {"status": "answered", "answer": "Orval Keep", "claims": [
+            {"chunk_id": _label(chunks, "Orval Keep"), "claim": "Orval Keep has walls painted ochre."}]}
+
+    script = Script(queries=["Orval Keep", "Brenn Hold"], answer=one_side, repair=one_side)
+    report = await _forts(tmp_path, sandbox_factory, config, scripted_model, script)
+    assert report.answer.status == "insufficient-evidence"
+    assert "Brenn Hold" in report.answer.text
+    assert "sides-quoted" in [r.rule for r in report.answer.rules]
