@@ -61,7 +61,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def select_questions(args: argparse.Namespace) -> list[Question]:
     """The questions of ``--half`` / ``--only-kind`` / ``--ids``; with ``--questions N`` the first N
-    of each kind in each half."""
+    of each kind in each half. In stratified order (:func:`stratified`), so the rows of a run cut
+    off early hold every kind and half in about the proportions of the whole."""
     questions = [q for q in load_benchmark() if args.half in ("both", q.half) and args.only_kind in (None, q.kind)]
     if args.ids:
         wanted = set(args.ids.split(","))
@@ -74,7 +75,19 @@ def select_questions(args: argparse.Namespace) -> list[Question]:
             if seen[(q.half, q.kind)] <= args.questions:
                 kept.append(q)
         questions = kept
-    return questions
+    return stratified(questions)
+
+
+def stratified(questions: list[Question]) -> list[Question]:
+    """Questions ordered by their position within their (half, kind) group relative to its size
+    (ties: the group's first-seen order): any prefix is close to a stratified sample."""
+    groups: dict[tuple[str, str], list[Question]] = {}
+    for q in questions:
+        groups.setdefault((q.half, q.kind), []).append(q)
+    order = list(groups)
+    keyed = [((n + 0.5) / len(members), order.index(key), q)
+             for key, members in groups.items() for n, q in enumerate(members)]
+    return [q for _, _, q in sorted(keyed, key=lambda item: (item[0], item[1]))]
 
 
 def _local_config(profile: str, redis_url: str | None) -> tuple[RuntimeConfig, str]:
