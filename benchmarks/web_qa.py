@@ -21,18 +21,18 @@ EM and F1 follow the official SQuAD v1.1 evaluation script (Rajpurkar et al., 20
 ``evaluate-v1.1.py``; also used by HotpotQA): lower-case, drop punctuation, drop the articles
 a/an/the, collapse whitespace; F1 over the multiset of tokens.
 
-(w) ``--mediawiki`` / ``--sandbox-and`` (instead of a-d): ditto, a naive baseline and an oracle side
-    by side on a wiki built from HotpotQA paragraphs — the real MediaWiki (Debian package, SQLite
-    search; built in ``--wiki-folder`` unless already running there) and/or the sandbox web with
-    AND search — over the first ``--questions`` (default 25) questions of dev-150 plus the ten
-    comparison questions of ``benchmarks/data/comparison-10.jsonl``. See ``wiki_qa.py``.
+(w) ``--mediawiki`` / ``--sandbox-and`` (instead of a-d): ditto (through ``run_batch``), a naive
+    baseline and an oracle on one wiki holding the pages of 250 HotpotQA questions (dev-150's 150
+    bridge and comparison-100's 100 comparison questions), the tuning and check halves of the fixed
+    split side by side, per question kind, plus a per-rule table. See ``wiki_qa.py``.
 
 Usage::
 
     python benchmarks/web_qa.py [--runs 5] [--skip-local] [--model local|local-small]
                                 [--questions 3] [--hotpotqa FILE] [--redis-url URL]
-    python benchmarks/web_qa.py --mediawiki [--sandbox-and] [--model local|local-small|scripted]
-                                [--questions 25] [--hotpotqa dev-150.jsonl] [--wiki-folder DIR]
+    python benchmarks/web_qa.py --mediawiki [--model local|local-small|scripted] [--half tuning|check|both]
+                                [--questions N per kind and half] [--systems ditto,naive,oracle]
+                                [--rules-off NAME,NAME] [--workers 1] [--out FILE] [--batch-dir DIR]
 
 Needs Redis (``--redis-url``, default ``$DITTO_WORKER_CONTEXT_REDIS_URL`` or
 ``redis://127.0.0.1:6379/0``). Everything else runs on 127.0.0.1.
@@ -42,10 +42,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import collections
 import os
 import re
-import string
 import tempfile
 import time
 from pathlib import Path
@@ -73,35 +71,12 @@ from ditto_nb.sandbox import (
 from ditto_nb.testing import ScriptedModel, scripted_runtime_config
 from ditto_nb.web import read_page
 from ditto_nb.workers import create_infer_worker
+from hotpot_eval import exact_match, normalize_answer, token_f1
+from wiki_qa import add_arguments, wiki_benchmark
 
 MODEL_LATENCY_SECONDS = 0.2
 PAGE_DELAY_SECONDS = 0.3
 _SENTENCE = re.compile(r"[^.]*\.")
-
-
-# --- SQuAD v1.1 answer normalization, exact match and token F1 -----------------------------------
-def normalize_answer(text: str) -> str:
-    """SQuAD v1.1 normalization: lower-case, no punctuation, no articles, single spaces."""
-    text = text.lower()
-    text = "".join(ch for ch in text if ch not in set(string.punctuation))
-    text = re.sub(r"\b(a|an|the)\b", " ", text)
-    return " ".join(text.split())
-
-
-def exact_match(prediction: str, gold: str) -> float:
-    """1.0 when the normalized strings are equal (SQuAD v1.1)."""
-    return float(normalize_answer(prediction) == normalize_answer(gold))
-
-
-def token_f1(prediction: str, gold: str) -> float:
-    """Token-level F1 between normalized prediction and gold (SQuAD v1.1)."""
-    pred, truth = normalize_answer(prediction).split(), normalize_answer(gold).split()
-    common = collections.Counter(pred) & collections.Counter(truth)
-    same = sum(common.values())
-    if same == 0:
-        return 0.0
-    precision, recall = same / len(pred), same / len(truth)
-    return 2 * precision * recall / (precision + recall)
 
 
 # --- the scripted stand-in model (pipeline benchmarks a–c) ---------------------------------------
@@ -339,27 +314,6 @@ async def quality_tables(
     }
 
 
-async def _wiki_tables(args: argparse.Namespace, root: Path) -> dict[str, pd.DataFrame]:
-    """Benchmark (w): see ``wiki_qa.py``."""
-    from wiki_qa import wiki_benchmark
-    from wiki_targets import COMPARISON_10, DEV_150, load_questions
-
-    dev = args.hotpotqa or DEV_150
-    comparison = None if args.no_comparison else (args.comparison or COMPARISON_10)
-    questions = load_questions(dev, args.questions or 25, comparison)
-    questions = [q for q in questions if args.only_kind in (None, q.kind)][args.skip:]
-    questions = [q for q in questions if q.id in set(args.ids.split(","))] if args.ids else questions
-    questions = questions[: args.limit] if args.limit else questions
-    budgets = {key: value for key, value in (("max_queries", args.max_queries), ("max_pages", args.max_pages)) if value}
-    out = args.out or Path(tempfile.gettempdir()) / f"ditto-web-qa-wiki-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
-    targets = [name for name, wanted in (("mediawiki", args.mediawiki), ("sandbox-and", args.sandbox_and)) if wanted]
-    sources = [dev] + ([comparison] if comparison else [])
-    print(f"(w) {len(questions)} questions x {targets} x ditto/naive/oracle, model {args.model or 'local'}; rows -> {out}")
-    systems = tuple(s.strip() for s in args.systems.split(",") if s.strip())
-    return await wiki_benchmark(targets, questions, sources, args.model or "local", args.redis_url, root,
-                                args.wiki_folder, budgets, out, systems)
-
-
 def main() -> None:
     """Parse arguments, run the benchmarks and print the tables."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -367,34 +321,18 @@ def main() -> None:
     parser.add_argument("--skip-local", action="store_true", help="run only (a)-(c)")
     parser.add_argument("--model", choices=("local", "local-small", "scripted"), default=None,
                         help="local profile for (d) and (w) (default local); scripted: (w) harness check only")
-    parser.add_argument("--questions", type=int, default=None, help="questions for (d) (default 3) or (w) (default 25)")
+    parser.add_argument("--questions", type=int, default=None, help="questions for (d) (default 3); (w): the first N of each kind in each half (default all)")
     parser.add_argument("--hotpotqa", type=Path, default=None, help="a HotpotQA dev file (JSON/JSONL) for (d)")
     parser.add_argument("--redis-url", default=os.environ.get("DITTO_WORKER_CONTEXT_REDIS_URL") or "redis://127.0.0.1:6379/0")
-    wiki = parser.add_argument_group("(w) wiki comparison: ditto vs naive vs oracle")
-    wiki.add_argument("--mediawiki", action="store_true", help="run (w) on the real MediaWiki")
-    wiki.add_argument("--sandbox-and", action="store_true", help="run (w) on the sandbox web with AND search")
-    wiki.add_argument("--comparison", type=Path, default=None, help="comparison questions (default benchmarks/data/comparison-10.jsonl)")
-    wiki.add_argument("--no-comparison", action="store_true", help="only the dev-150 questions")
-    wiki.add_argument("--wiki-folder", type=Path, default=Path(tempfile.gettempdir()) / "ditto-nb-bench-wiki",
-                      help="the MediaWiki's output folder (reused when a wiki runs there)")
-    wiki.add_argument("--max-queries", type=int, default=None, help="Web QA request max_queries (default: the request's)")
-    wiki.add_argument("--max-pages", type=int, default=None, help="Web QA request max_pages (default: the request's)")
-    wiki.add_argument("--out", type=Path, default=None, help="JSONL file for per-question rows")
-    wiki.add_argument("--systems", default="ditto,naive,oracle",
-                      help="comma-separated systems to run (default ditto,naive,oracle: the README table needs all three)")
-    wiki.add_argument("--skip", type=int, default=0, help="skip the first N questions (after loading)")
-    wiki.add_argument("--only-kind", choices=("bridge", "comparison"), default=None, help="run one kind only")
-    wiki.add_argument("--ids", default=None, help="comma-separated question ids to run (after --skip)")
-    wiki.add_argument("--limit", type=int, default=None, help="run at most N questions (after --skip)")
-    wiki.add_argument("--keep", type=Path, default=None, help="keep the task folders under this folder")
+    add_arguments(parser)
     args = parser.parse_args()
     pd.set_option("display.width", 250)
     pd.set_option("display.max_colwidth", 80)
-    pd.set_option("display.max_columns", 30)
+    pd.set_option("display.max_columns", 40)
     with tempfile.TemporaryDirectory(prefix="ditto-bench-") as tmp:
-        root = args.keep or Path(tmp)
-        if args.mediawiki or args.sandbox_and:
-            tables = asyncio.run(_wiki_tables(args, root))
+        root = Path(tmp)
+        if args.mediawiki or args.sandbox_and or args.report_only:
+            tables = wiki_benchmark(args)
         else:
             if args.model == "scripted":
                 parser.error("--model scripted applies to --mediawiki / --sandbox-and")

@@ -24,7 +24,8 @@ from ditto_nb.errors import DittoError
 from ditto_nb.evidence.support import check_support
 from ditto_nb.patterns.deep_research import ResearchReport, create_task, open_research, run_research
 from ditto_nb.runtime.config import RuntimeConfig
-from wiki_qa import append_rows, contains, normalize_answer
+from hotpot_eval import contains, normalize_answer
+from wiki_rows import append_rows
 from wiki_targets import Question, WikiTarget
 
 def lexical_support(report: ResearchReport, conclusion: Any) -> bool:

@@ -1,7 +1,10 @@
 """Benchmark questions and the wikis they run against (shared by web_qa.py and deep_research.py).
 
-- :func:`load_questions`: the first N HotpotQA records of a file plus the comparison questions
-  (``benchmarks/data/comparison-10.jsonl``), with their gold titles and gold paragraphs.
+- :func:`load_benchmark`: the 250 questions of the wiki benchmark (dev-150's bridge questions and
+  comparison-100's comparison questions), each with its kind and its half of the fixed split
+  (``benchmarks/data/split.json``, see ``wiki_split.py``), gold titles and gold paragraphs.
+- :func:`load_questions`: the first N HotpotQA records of a file (plus, optionally, every record of
+  a second file), for ``deep_research.py``.
 - :func:`open_mediawiki`: the real MediaWiki (:mod:`ditto_nb.sandbox.mediawiki`) in a folder,
   attached when already running there, else installed / imported / started (and stopped by
   ``close``). Pages: every context paragraph of every given file.
@@ -31,9 +34,7 @@ from ditto_nb.sandbox import SandboxPage, SandboxWeb, import_hotpotqa
 from ditto_nb.sandbox.mediawiki import MediaWikiSite
 from ditto_nb.sandbox.mediawiki_files import wiki_title
 
-ROOT = Path(__file__).resolve().parent.parent
-DEV_150 = (ROOT.parent / "shared" / "data" / "hotpotqa" / "dev-150.jsonl")
-COMPARISON_10 = Path(__file__).resolve().parent / "data" / "comparison-10.jsonl"
+from wiki_split import COMPARISON_100, DEV_150, SPLIT_FILE, kind_of, load_split
 
 
 @dataclass(frozen=True)
@@ -44,9 +45,10 @@ class Question:
         id: the record's ``_id``.
         question: the question text.
         answer: the gold answer.
-        kind: ``bridge`` or ``comparison`` (HotpotQA ``type``).
+        kind: ``bridge``, ``comparison-yesno`` or ``comparison-entity`` (:func:`wiki_split.kind_of`).
         gold_titles: the supporting pages' titles, in MediaWiki form.
         gold_paragraphs: ``{title: paragraph}`` of the supporting pages (what the oracle is given).
+        half: ``tuning`` or ``check`` (the fixed split), "" outside it.
     """
 
     id: str
@@ -55,6 +57,7 @@ class Question:
     kind: str
     gold_titles: tuple[str, ...]
     gold_paragraphs: dict[str, str] = field(default_factory=dict)
+    half: str = ""
 
 
 def _records(path: Path) -> list[dict[str, Any]]:
@@ -63,14 +66,22 @@ def _records(path: Path) -> list[dict[str, Any]]:
 
 def load_questions(dev: Path, count: int, comparison: Path | None) -> list[Question]:
     """The first ``count`` records of ``dev`` followed by every record of ``comparison``."""
-    records = _records(dev)[:count] + (_records(comparison) if comparison is not None else [])
+    return _questions(_records(dev)[:count] + (_records(comparison) if comparison is not None else []), {})
+
+
+def load_benchmark(sources: tuple[Path, ...] = (DEV_150, COMPARISON_100), split: Path = SPLIT_FILE) -> list[Question]:
+    """Every record of ``sources`` (bridge first, then comparison, in file order) with its half."""
+    return _questions([record for source in sources for record in _records(source)], load_split(split))
+
+
+def _questions(records: list[dict[str, Any]], halves: dict[str, str]) -> list[Question]:
     out = []
     for record in records:
         context = {title: " ".join(s.strip() for s in sentences if s.strip()) for title, sentences in record["context"]}
         titles = tuple(dict.fromkeys(title for title, _ in record["supporting_facts"]))
         out.append(Question(
             id=record["_id"], question=record["question"], answer=record["answer"],
-            kind=record.get("type") or "bridge",
+            kind=kind_of(record), half=halves.get(record["_id"], ""),
             gold_titles=tuple(wiki_title(title) or title for title in titles),
             gold_paragraphs={wiki_title(title) or title: context.get(title, "") for title in titles},
         ))
@@ -106,6 +117,7 @@ def open_mediawiki(folder: Path, pages: list[SandboxPage]) -> WikiTarget:
     restarted around the import). ``close`` stops the wiki only when this call started it.
     """
     started = time.perf_counter()
+    note = "reused"
     site = MediaWikiSite.attach(folder)
     wanted = {wiki_title(page.title) for page in pages} - {None}
     if site is not None and wanted <= set(site.imported_titles()):
@@ -115,12 +127,16 @@ def open_mediawiki(folder: Path, pages: list[SandboxPage]) -> WikiTarget:
             site.stop()
         site = MediaWikiSite(folder)
         site.install()
+        installed = time.perf_counter()
         added = site.import_pages(pages)
-        print(f"MediaWiki: imported {added} pages into {site.folder}", flush=True)
+        imported = time.perf_counter()
         site.start()
         owned = True
-    print(f"MediaWiki ready at {site.api_url} ({len(site.imported_titles())} pages, "
-          f"{time.perf_counter() - started:.1f} s)", flush=True)
+        note = (f"built: install {installed - started:.0f} s, import of {added} pages and search index "
+                f"{imported - installed:.0f} s, start {time.perf_counter() - imported:.0f} s")
+        print(f"MediaWiki: imported {added} pages into {site.folder} ({note})", flush=True)
+    count = len(site.imported_titles())
+    print(f"MediaWiki ready at {site.api_url} ({count} pages, {time.perf_counter() - started:.1f} s)", flush=True)
     search = SearchSetup(provider="mediawiki", mediawiki_api_url=site.api_url, ca_bundle=str(site.ca_path),
                          resolve_overrides=site.resolve_overrides)
     running = site
@@ -128,7 +144,7 @@ def open_mediawiki(folder: Path, pages: list[SandboxPage]) -> WikiTarget:
         name="mediawiki", search=search, allowed_origins=site.allowed_origins,
         mark=running.log_offset, titles_since=running.pages_requested,
         close=running.stop if owned else (lambda: None),
-        note="MediaWiki 1.39 (Debian), SQLite search: every term must match",
+        note=f"MediaWiki 1.39 (Debian), SQLite search: every term must match; {count} pages, {note}",
     )
 
 
@@ -160,5 +176,5 @@ def open_sandbox_and(pages: list[SandboxPage], workdir: Path) -> WikiTarget:
     )
 
 
-__all__ = ["COMPARISON_10", "DEV_150", "Question", "WikiTarget", "load_questions", "open_mediawiki",
+__all__ = ["COMPARISON_100", "DEV_150", "Question", "WikiTarget", "load_benchmark", "load_questions", "open_mediawiki",
            "open_sandbox_and", "wiki_pages"]

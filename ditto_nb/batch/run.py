@@ -130,6 +130,7 @@ def run_batch(
     n_workers: int = 2,
     progress: bool = True,
     on_row: Callable[[dict[str, Any]], None] | None = None,
+    detail: bool = False,
 ) -> BatchResult:
     """Run (or resume) many Web QA tasks on Dask and collect one result row per task.
 
@@ -149,6 +150,8 @@ def run_batch(
         n_workers: workers of the default LocalCluster.
         progress: show a progress bar (tqdm; a widget in Jupyter).
         on_row: called in this process with each row as it arrives.
+        detail: rows also carry the report JSON, the pages read and this run's model calls
+            (:attr:`BatchTask.detail`; not among the frame's columns).
 
     Returns:
         The :class:`BatchResult` (``.frame`` holds the rows in request order).
@@ -176,7 +179,8 @@ def run_batch(
             url = embedded.start()
             stack.callback(embedded.stop)
             config = config.model_copy(update={"context": config.context.model_copy(update={"redis_url": url})})
-        return _run_batch(parsed, client, batch_dir, config, search, model, gold, limits, n_workers, progress, on_row)
+        return _run_batch(parsed, client, batch_dir, config, search, model, gold, limits, n_workers, progress, on_row,
+                          detail)
 
 
 def _run_batch(
@@ -191,11 +195,13 @@ def _run_batch(
     n_workers: int,
     progress: bool,
     on_row: Callable[[dict[str, Any]], None] | None,
+    detail: bool = False,
 ) -> BatchResult:
     choice = dict(model) if model is not None else {"provider": config.model.provider, "model": config.model.model}
     tasks = [
         BatchTask(directory=str(task_directory(batch_dir, r.id).resolve()), request=r.model_dump(mode="json"),
-                  config=config, search=search, model=choice, gold=(gold or {}).get(r.id) or None, limits=limits)
+                  config=config, search=search, model=choice, gold=(gold or {}).get(r.id) or None, limits=limits,
+                  detail=detail)
         for r in parsed
     ]
     _prepare_local_model(config, choice["provider"])

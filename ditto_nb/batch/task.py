@@ -42,6 +42,8 @@ class BatchTask:
         lock_wait_seconds: how long to wait for the task lock of a previous holder that has not
             been seen dead yet (seconds).
         max_model_calls: cap on model calls per run of the task (SPEC §3: 6).
+        detail: also return the report JSON (``report``), the URLs of the completed page reads
+            in the task's ledger (``pages_read``) and this run's model calls (``calls``).
     """
 
     directory: str
@@ -53,6 +55,7 @@ class BatchTask:
     limits: ConcurrencyLimits | None = None
     lock_wait_seconds: float = 60.0
     max_model_calls: int = 6
+    detail: bool = False
 
 
 def _worker_name() -> str:
@@ -95,6 +98,8 @@ async def _run(task: BatchTask) -> dict[str, Any]:
             else:
                 if isinstance(result, WebQaReport):
                     row["status"], row["answer"] = result.answer.status, result.answer.text
+                    if task.detail:
+                        row["report"] = result.model_dump(mode="json")
                 else:
                     row["status"] = f"checkpoint:{result['stage']}"
             ledger = await app.store.items(request.namespace, "ledger/")
@@ -103,6 +108,13 @@ async def _run(task: BatchTask) -> dict[str, Any]:
                                      and value.get("status") == "done")
             row["model_charges"] = int(await app.store.get(request.namespace, "budget/model") or 0)
             row["new_model_calls"] = len(app.infer.calls)
+            if task.detail:
+                row["pages_read"] = [str(value.get("name", "")) for _, value in ledger
+                                     if isinstance(value, dict) and value.get("kind") == "read"
+                                     and value.get("status") == "done"]
+                row["calls"] = [{"purpose": call.purpose or "", "prompt_tokens": call.prompt_tokens,
+                                 "completion_tokens": call.completion_tokens, "seconds": round(call.seconds, 3)}
+                                for call in app.infer.calls]
     except DittoError as exc:  # could not even open the task (locked, storage, config)
         row["status"], row["error"] = type(exc).__name__, str(exc)
     finally:
@@ -129,7 +141,8 @@ def run_batch_task(task: BatchTask) -> dict[str, Any]:
         (completed model calls in the ledger), "model_charges" (the model budget counter),
         "new_model_calls" (calls made by this run), "seconds", and with a gold answer "gold",
         "em", "f1", "correct"}``. ``status`` is the answer status (``answered``, ...), a typed
-        error's class name, or ``checkpoint:<stage>``.
+        error's class name, or ``checkpoint:<stage>``. With ``task.detail``: ``report`` (the
+        report JSON, when there is one), ``pages_read`` and ``calls`` (see :class:`BatchTask`).
     """
     return asyncio.run(_run(task))
 

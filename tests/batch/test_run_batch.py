@@ -125,3 +125,20 @@ def test_a_local_cluster_without_a_redis_url_shares_one_embedded_redis(
                        progress=False)
     assert (result.frame["status"] == "answered").all() and len(result.frame) == 2
     assert (tmp_path / "batch" / "redis").exists()
+
+
+def test_detail_rows_carry_the_report_pages_read_and_calls(
+    client: Any, web: SandboxWeb, search: SearchSetup, batch_model: ScriptedModel, redis_url: str, tmp_path: Path
+) -> None:
+    """detail=True: each row (as on_row sees it) holds the report JSON, the ledger's page reads and
+    this run's model calls; the frame keeps its columns."""
+    config = scripted_runtime_config(batch_model, redis_url=redis_url)
+    seen: list[dict[str, Any]] = []
+    result = run_batch(requests_for(web, 2), client, directory=tmp_path / "batch", config=config, search=search,
+                       progress=False, on_row=seen.append, detail=True)
+    assert (result.frame["status"] == "answered").all() and "report" not in result.frame
+    for row in seen:
+        assert row["report"]["answer"]["text"] == row["answer"]
+        assert row["pages_read"] and all(url.startswith("https://") for url in row["pages_read"])
+        assert [call["purpose"] for call in row["calls"]][:2] == ["plan", "select"]
+        assert len(row["calls"]) == row["new_model_calls"] == row["model_calls"]
