@@ -27,6 +27,7 @@ from ditto_nb.evidence.rank import focused_excerpt
 from ditto_nb.patterns.common.records import ChunkRecord
 from ditto_nb.patterns.web_qa.schemas import (ClaimItem, CompareOutput, GroundOutput, PlainAnswerOutput, PlanOutput,
                                              SelectOutput)
+from ditto_nb.patterns.web_qa.side_by_side import answer_form
 from ditto_nb.patterns.web_qa.stage_models import DraftCitation, ShownConflict
 
 MAX_CHUNK_CHARS = 360
@@ -141,11 +142,15 @@ _COMPARE_RULES = (
     "The question compares {sides}. First claims: one claim for each of them, each from a chunk "
     "about that one, a short sentence that says only what its chunk says about the fact the "
     "question compares (a number, date, place, kind, role or origin), with its names and numbers. "
-    "Then answer: only the few words that answer the question: one of {names} as the question "
-    "writes it, yes or no for a yes/no question, or the value both share. Code quotes the chunk's "
-    "sentence that states each claim. status: answered only if the two claims decide the answer, "
-    "else insufficient-evidence."
+    "Then answer: {then}. Code quotes the chunk's sentence that states each claim. status: "
+    "answered only if the two claims decide the answer, else insufficient-evidence."
 )
+_COMPARE_ANSWER = {
+    "yes-no": "yes or no, as the two claims decide",
+    "side": "only the name of {names}, as the question writes it, that the two claims show",
+    "value": "only the few words that answer the question, the value both share (not a name of {names})",
+}
+"""What the answer of a comparison is, by :func:`~ditto_nb.patterns.web_qa.side_by_side.answer_form`."""
 _COMPARE_EXAMPLE = (
     'Example (question "Which river is longer, the Ara or the Bel?"): {"claims": [{"chunk_id": "C1", '
     '"claim": "The Ara is 120 km long."}, {"chunk_id": "C3", "claim": "The Bel is 85 km long."}], '
@@ -182,19 +187,14 @@ SYSTEM = (
     f"Steps answer and repair of a comparison (rules in the request): Format: {_format(CompareOutput)}\n\n"
     f"Steps ground and regrade (rules in the request): Format: {_format(GroundOutput)}"
 )
-"""The one system message of every Web QA model call (plan, select, answer, ground, repair,
-regrade): the reply format (JSON schema) of every step; nothing in it varies.
-
-Every prompt starts with this same text, so the llama.cpp server (which keeps the previous
-prompt's evaluated tokens, and recent prompts' states in its prompt cache: see
-:data:`ditto_nb.local_model.prompt_cache.PROMPT_CACHE_BYTES`) reads it once per server, not once per
-call. Every step's rules stay in the user message, right before the reply. With the answer,
-ground and repair rules in this message too, the 1.5B model answered 6 right and 4 wrong of the
-first 18 dev-150 bridge questions on the real MediaWiki (105 completion tokens per answer),
-against 10 right and 3 wrong (62 tokens) with them last, at the same speed; with the plan and
-select rules here, the demo's question planned "City where the Eiffel Tower stands", selected the
-Paris, Texas decoys and ended insufficient, where with them last it answers "The Seine" (README
-"Measured", 2026-12-04). This text is 888 tokens for the 1.5B model's tokenizer."""
+"""The one system message of every Web QA model call: the reply format (JSON schema) of every
+step; nothing in it varies, so the llama.cpp server reads it once per server and restores it from
+its prompt cache (:data:`ditto_nb.local_model.prompt_cache.PROMPT_CACHE_BYTES`). Every step's rules
+stay in the user message, right before the reply: with the answer, ground and repair rules here,
+the 1.5B model answered 6 right and 4 wrong of the first 18 dev-150 bridge questions on the real
+MediaWiki, against 10 right and 3 wrong with them last; with the plan and select rules here the
+demo's question planned "City where the Eiffel Tower stands" and ended insufficient (README
+"Measured", 2026-12-04)."""
 
 
 def _messages(purpose: str, user: str, task: str = "") -> list[dict[str, str]]:
@@ -271,12 +271,13 @@ def _conflict_lines(conflicts: Sequence[ShownConflict]) -> str:
     return "\n".join(lines)
 
 
-def _claim_rules(compared: Sequence[str]) -> str:
+def _claim_rules(question: str, compared: Sequence[str]) -> str:
     """The claim rules: :data:`_COMPARE_RULES` for two compared sides (one claim per side, then the
-    answer), else :data:`_CLAIM_RULES`."""
+    answer in the form the question asks for), else :data:`_CLAIM_RULES`."""
     if len(compared) != 2:
         return _CLAIM_RULES
-    return _COMPARE_RULES.format(sides=" and ".join(compared), names=" or ".join(compared))
+    then = _COMPARE_ANSWER[answer_form(question)].format(names=" or ".join(compared))
+    return _COMPARE_RULES.format(sides=" and ".join(compared), then=then)
 
 
 def answer_messages(
@@ -303,7 +304,7 @@ def answer_messages(
     Returns:
         Chat messages.
     """
-    lines = [f"Answer the question from the chunks. {_claim_rules(compared)}"]
+    lines = [f"Answer the question from the chunks. {_claim_rules(question, compared)}"]
     if cross_check:
         lines.append("Give every claim twice, with chunks from two different sites.")
     if conflicts:
@@ -374,7 +375,7 @@ def repair_messages(
     failed_lines = "\n".join(f"- {c.claim} (quote: \"{c.quote}\" from {c.chunk_id})" for c in failed)
     kept_lines = "\n".join(f"- {c.claim}" for c in kept) or "(none)"
     task = (
-        f"{_REPAIR_RULES} {_claim_rules(compared)}\n{extra}Kept claims:\n{kept_lines}\nFailed claims:\n{failed_lines or '(none)'}\nProblems:\n- "
+        f"{_REPAIR_RULES} {_claim_rules(question, compared)}\n{extra}Kept claims:\n{kept_lines}\nFailed claims:\n{failed_lines or '(none)'}\nProblems:\n- "
         + "\n- ".join(problems)
     )
     return _report_messages("repair", question, chunks, task)

@@ -83,7 +83,7 @@ def _decider(decide: Decide) -> Apply:
 def _side_by_side(ctx: RuleContext, draft: DraftAnswer) -> RuleOutput:
     if draft.status != "answered":
         return None
-    made = compared_answer(ctx.compared, draft.text, draft.claims)
+    made = compared_answer(ctx.question, ctx.compared, draft.text, draft.claims)
     return None if made is None else Rewrite(made[0], draft.claims, decided=True, note=made[1])
 
 

@@ -9,9 +9,10 @@ first in the output grammar, so a small model states both values before it choos
 
 - finds each side's claim (:func:`side_claim`: a claim cited from the side's page, or naming it
   and not the other side, :func:`~ditto_nb.patterns.web_qa.comparison.about`);
-- when both sides have one, publishes the derived answer (:func:`compared_answer`): the side the
-  answer names, written as the question writes it; ``Yes``/``No``; or a value both sides' quotes
-  state (a shared role or kind). The claims of both sides are the answer's evidence, and the
+- when both sides have one, publishes the derived answer (:func:`compared_answer`) in the form
+  the question asks for (:func:`answer_form`): ``Yes``/``No``; the side the answer names, written
+  as the question writes it (a choice, ``X or Y``); or a value both sides' quotes state (a shared
+  role or kind). The claims of both sides are the answer's evidence, and the
   comparison made is recorded (the rule trace's note: each side with its claim);
 - when a side has none, that side is named (:func:`missing_sides`): a problem for the one repair,
   and, after it, the reason the task declines.
@@ -23,7 +24,9 @@ quotes state a number or a year per side are still decided by code
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from typing import Literal
 
 from ditto_nb.evidence.support import answer_in_quotes
 from ditto_nb.patterns.common.retrieval import names_entity, title_key
@@ -64,18 +67,35 @@ def _quotes(claim: ClaimJson) -> list[str]:
     return [str(c.get("quote", "")) for c in claim.get("citations") or []] + [str(claim.get("claim", ""))]
 
 
-def compared_answer(compared: Sequence[str], answer: str, claims: Sequence[ClaimJson]) -> tuple[str, str] | None:
+AnswerForm = Literal["yes-no", "side", "value"]
+
+
+def answer_form(question: str) -> AnswerForm:
+    """What a comparison asks for: ``yes-no`` (``Are/Were/Did/… ?``), ``side`` (a choice, ``… X or
+    Y?``, ``which one``) or ``value`` (``Both X and Y had what role …?``: something they share)."""
+    text = normalize_text(question).strip().lower()
+    if re.match(r"^(?:are|were|is|was|do|did|does|has|have|had|can|could|will|would)\b", text):
+        return "yes-no"
+    if re.search(r"\bor\b|\bwhich (?:one|of)\b", text):
+        return "side"
+    return "value"
+
+
+def compared_answer(question: str, compared: Sequence[str], answer: str,
+                    claims: Sequence[ClaimJson]) -> tuple[str, str] | None:
     """The answer a side-by-side comparison publishes, with the comparison made, or None.
 
     Args:
+        question: the question as asked (:func:`answer_form` says what it asks for).
         compared: the two compared entities as the question writes them.
         answer: the draft's short answer.
         claims: the verified, supported claims (report JSON).
 
     Returns:
-        ``(answer, note)`` when both sides have a verified claim and the draft's answer is yes/no
-        (``Yes``/``No``), names exactly one side (that side as the question writes it), or is a
-        value both sides' quotes state; ``note`` is ``A: <claim>; B: <claim>``. None otherwise.
+        ``(answer, note)`` when both sides have a verified claim and the draft's answer has the
+        form the question asks for: yes/no (``Yes``/``No``); exactly one side named (that side as
+        the question writes it); or a value both sides' quotes state, naming neither side.
+        ``note`` is ``A: <claim> | B: <claim>``. None otherwise.
     """
     if len(compared) != 2:
         return None
@@ -85,14 +105,15 @@ def compared_answer(compared: Sequence[str], answer: str, claims: Sequence[Claim
         return None
     note = f"{first}: {mine.get('claim', '')} | {second}: {theirs.get('claim', '')}"
     text = normalize_text(answer).strip().rstrip(".")
-    if is_yes_no(text):
-        return ("Yes" if text.lower().startswith("yes") else "No"), note
+    form = answer_form(question)
+    if form == "yes-no":
+        return (("Yes" if text.lower().startswith("yes") else "No"), note) if is_yes_no(text) else None
     named = [side for side in (first, second) if _names(text, side)]
-    if len(named) == 1:
-        return named[0], note
-    if not named and text and all(answer_in_quotes(text, _quotes(c)).ok for c in (mine, theirs)):
+    if form == "side":
+        return (named[0], note) if len(named) == 1 else None
+    if not named and text and not is_yes_no(text) and all(answer_in_quotes(text, _quotes(c)).ok for c in (mine, theirs)):
         return text, note
     return None
 
 
-__all__ = ["compared_answer", "missing_sides", "side_claim"]
+__all__ = ["AnswerForm", "answer_form", "compared_answer", "missing_sides", "side_claim"]

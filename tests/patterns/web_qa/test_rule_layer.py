@@ -192,3 +192,27 @@ async def test_a_side_never_quoted_declines_and_names_it(
     assert report.answer.status == "insufficient-evidence"
     assert "Brenn Hold" in report.answer.text
     assert "sides-quoted" in [r.rule for r in report.answer.rules]
+
+
+@pytest.mark.parametrize(("question", "form"), [
+    ("Are both Cooking Light and Vibe magazines?", "yes-no"),
+    ("Which band has more members, Lawson or American Music Club?", "side"),
+    ("Mines A and B were both dug in 1900; which one yielded gold in 1935?", "side"),
+    ("Both Ralph Bakshi and Béla Gaál had what role in film making?", "value"),
+])
+def test_the_answer_form_a_comparison_asks_for(question: str, form: str) -> None:
+    from ditto_nb.patterns.web_qa.side_by_side import answer_form
+    assert answer_form(question) == form
+
+
+def test_a_value_question_takes_the_shared_value_not_a_side() -> None:
+    from ditto_nb.patterns.web_qa.side_by_side import compared_answer
+    question = "Both Ralph Bakshi and Béla Gaál had what role in film making?"
+    sides = ["Ralph Bakshi", "Béla Gaál"]
+    gaal = claim("Béla Gaál was a Hungarian film director.", "Béla Gaál was a Hungarian film director.", "Béla Gaál")
+    bakshi = claim("Ralph Bakshi is an American film director.", "Ralph Bakshi is an American film director.",
+                   "Ralph Bakshi")
+    made = compared_answer(question, sides, "film director", [gaal, bakshi])
+    assert made is not None and made[0] == "film director"
+    assert compared_answer(question, sides, "Béla Gaál", [gaal, bakshi]) is None  # a side is not a shared value
+    assert compared_answer("Are both Ralph Bakshi and Béla Gaál directors?", sides, "Béla Gaál", [gaal, bakshi]) is None
