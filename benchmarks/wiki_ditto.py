@@ -71,7 +71,7 @@ def ditto_row(raw: dict[str, Any], q: Question, target: WikiTarget, rules_off: s
     """A scored benchmark row from a batch row (``run_batch(..., detail=True)``)."""
     report = raw.get("report") or {}
     answer = report.get("answer") or {}
-    rules = answer.get("rules") if isinstance(answer.get("rules"), list) else []
+    rules = raw.get("rules") or (answer.get("rules") if isinstance(answer.get("rules"), list) else [])
     status = str(raw.get("status") or "")
     calls = raw.get("calls") or []
     read = {_title_of(url) for url in raw.get("pages_read") or []}

@@ -42,8 +42,10 @@ class BatchTask:
         lock_wait_seconds: how long to wait for the task lock of a previous holder that has not
             been seen dead yet (seconds).
         max_model_calls: cap on model calls per run of the task (SPEC §3: 6).
-        detail: also return the report JSON (``report``), the URLs of the completed page reads
-            in the task's ledger (``pages_read``) and this run's model calls (``calls``).
+        detail: also return the report JSON (``report``, as published), the answer rules that
+            fired with the drafts they saw (``rules``, from Memory: the published report names
+            them only), the URLs of the completed page reads in the task's ledger (``pages_read``)
+            and this run's model calls (``calls``).
     """
 
     directory: str
@@ -100,6 +102,10 @@ async def _run(task: BatchTask) -> dict[str, Any]:
                     row["status"], row["answer"] = result.answer.status, result.answer.text
                     if task.detail:
                         row["report"] = result.model_dump(mode="json")
+                        # the full answer-rule trace (the drafts each rule saw) is in Memory only
+                        stored = await app.store.get(request.namespace, "stage/report")
+                        answer = stored.get("answer") if isinstance(stored, dict) else None
+                        row["rules"] = list(answer.get("rules") or []) if isinstance(answer, dict) else []
                 else:
                     row["status"] = f"checkpoint:{result['stage']}"
             ledger = await app.store.items(request.namespace, "ledger/")
@@ -142,7 +148,7 @@ def run_batch_task(task: BatchTask) -> dict[str, Any]:
         "new_model_calls" (calls made by this run), "seconds", and with a gold answer "gold",
         "em", "f1", "correct"}``. ``status`` is the answer status (``answered``, ...), a typed
         error's class name, or ``checkpoint:<stage>``. With ``task.detail``: ``report`` (the
-        report JSON, when there is one), ``pages_read`` and ``calls`` (see :class:`BatchTask`).
+        report JSON, when there is one), ``rules``, ``pages_read`` and ``calls`` (see :class:`BatchTask`).
     """
     return asyncio.run(_run(task))
 

@@ -45,6 +45,8 @@ _RELATIONS = frozenset(
     "released published written directed produced played known married named members member part".split()
 )
 """Words that make a ``both …`` phrase a relation or a place, not a kind."""
+_KIND_OF = re.compile(r"^(?:an?\s+)?(?:types?|kinds?|forms?|sorts?)\s+of\s+", re.I)
+"""A leading ``types of`` / ``kind of`` …: the kind is what follows."""
 DEFINING = re.compile(r"\b(?:is|was|are|were)\s+(?:an?|the|one of the)\s+([^.;:()]+)")
 _CLAUSE_END = re.compile(r"\b(?:who|which|that|whose|where)\b")
 
@@ -71,6 +73,7 @@ def asked_kind(question: str, compared: Sequence[str]) -> list[str]:
         if at >= 0:
             start = max(start, at + len(side))
     phrase = text[start:].split("?")[0].strip(" ,")
+    phrase = _KIND_OF.sub("", phrase)  # "both types of drinks" asks whether each is a drink
     words = phrase.split()
     if not words or len(words) > MAX_KIND_WORDS or any(w.lower() in _RELATIONS for w in words):
         return []

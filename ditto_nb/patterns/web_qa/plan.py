@@ -55,7 +55,7 @@ from ditto_nb.patterns.web_qa.stage_models import (
 )
 from ditto_nb.patterns.web_qa import prompts, schemas
 from ditto_nb.patterns.common.retrieval import comparison_entities
-from ditto_nb.patterns.web_qa.rule_set import RULE_NAMES, RULES
+from ditto_nb.patterns.web_qa.rule_set import KEEP_FIRST_ANSWER, RULE_NAMES, RULES
 from ditto_nb.patterns.web_qa.rules import DraftAnswer, LayerResult, RuleContext, rules_off, run_rules
 from ditto_nb.patterns.web_qa.side_by_side import missing_sides
 from ditto_nb.patterns.web_qa.hop import hop_stages, merge_hop, plan_hop
@@ -164,6 +164,7 @@ def _report_stage(run: RunState, plan: PlanJson, read: ReadJson,
                                    for w in withheld]}
         elif result.problems or answer_issues:
             repaired = True
+            first, first_review = draft, (result.fits, result.fits_reason)
             items = draft.claims
             failed = [items[i] for i in sorted(set(result.failed))]
             kept = [items[i] for i in range(len(items)) if i not in set(result.failed)]
@@ -179,6 +180,18 @@ def _report_stage(run: RunState, plan: PlanJson, read: ReadJson,
             layer = _layer(run, replace(context, fits=result.fits, fits_reason=result.fits_reason, repaired=True),
                            draft, claims, "repair")
             fired += layer.fired
+            if (layer.problems and first.status == "answered" and first.answer != draft.answer
+                    and KEEP_FIRST_ANSWER not in run.rules_off):
+                # The repair mends claims; the first draft's answer may stand on them (the repair
+                # often rewrites a right short answer as a sentence): the same rules decide.
+                kept_answer = _layer(run, replace(context, fits=first_review[0], fits_reason=first_review[1],
+                                                  repaired=True), first, claims, "repair")
+                if not kept_answer.problems:
+                    fired += [{"rule": KEEP_FIRST_ANSWER, "phase": "rewrite", "round": "repair", "changed": True,
+                               "before": draft.answer, "after": kept_answer.draft.text,
+                               "note": "the repaired answer failed the rules; the first answer stands on the "
+                                       "repaired claims"}, *kept_answer.fired]
+                    draft, layer = first, kept_answer
             draft, claims, answer_issues = _with(draft, layer), layer.draft.claims, layer.problems
             if withheld or answer_issues:
                 # Failed claims are withheld (with their reasons), never published; an answer its

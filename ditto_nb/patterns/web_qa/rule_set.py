@@ -227,8 +227,13 @@ RULES: tuple[AnswerRule, ...] = (
 )
 """Every answer rule, in the layer's one order."""
 
-RULE_NAMES: tuple[str, ...] = tuple(rule.name for rule in RULES)
-"""The declared rule names, in order."""
+KEEP_FIRST_ANSWER = "keep-first-answer"
+"""A step of the repair, switchable like a rule: when the repaired answer fails the rules and the
+first draft's answer passes them on the repaired claims, the first answer stands (the 1.5B
+repair often rewrote a right short answer as a sentence). Recorded in the trace under this name."""
+
+RULE_NAMES: tuple[str, ...] = (*(rule.name for rule in RULES), KEEP_FIRST_ANSWER)
+"""The names ``rules_off`` accepts: the declared rules in order, then :data:`KEEP_FIRST_ANSWER`."""
 
 
 def answer_problems(question: str, answer: str, status: str, claims: Sequence[ClaimJson],
@@ -265,4 +270,4 @@ def answer_problems(question: str, answer: str, status: str, claims: Sequence[Cl
     return problems
 
 
-__all__ = ["RULES", "RULE_NAMES", "answer_problems"]
+__all__ = ["KEEP_FIRST_ANSWER", "RULES", "RULE_NAMES", "answer_problems"]

@@ -96,3 +96,9 @@ async def test_the_task_answers_no_when_one_side_is_not_of_the_kind(
     assert report.answer.status == "answered"
     assert report.answer.text == "No"
     assert {c.citations[0].title for c in report.answer.claims} == {"Mara Quell", "Tor Vennick"}
+
+
+def test_types_of_is_read_as_the_kind_after_it() -> None:
+    from ditto_nb.patterns.web_qa.kinds import asked_kind
+    assert asked_kind("Are Waste Land and Shikashika both types of drinks?", ["Waste Land", "Shikashika"]) == ["drinks"]
+    assert asked_kind("Are A and B both a kind of cheese?", ["A", "B"]) == ["cheese"]

@@ -88,12 +88,15 @@ CASES: dict[str, tuple[str, str, list[Any], dict[str, Any]]] = {
 }
 
 
+LAYER_NAMES = [rule.name for rule in RULES]
+
+
 def test_every_declared_rule_has_a_case() -> None:
-    assert set(CASES) == set(RULE_NAMES)
-    assert len(RULE_NAMES) == len(set(RULE_NAMES))
+    assert set(CASES) == set(LAYER_NAMES)
+    assert len(RULE_NAMES) == len(set(RULE_NAMES)) and set(RULE_NAMES) - set(LAYER_NAMES) == {"keep-first-answer"}
 
 
-@pytest.mark.parametrize("name", RULE_NAMES)
+@pytest.mark.parametrize("name", LAYER_NAMES)
 def test_switching_a_rule_off_by_name_changes_the_recorded_trace(name: str) -> None:
     question, answer, claims, fields = CASES[name]
     context = RuleContext(question=question, **fields)
@@ -216,3 +219,52 @@ def test_a_value_question_takes_the_shared_value_not_a_side() -> None:
     assert made is not None and made[0] == "film director"
     assert compared_answer(question, sides, "Béla Gaál", [gaal, bakshi]) is None  # a side is not a shared value
     assert compared_answer("Are both Ralph Bakshi and Béla Gaál directors?", sides, "Béla Gaál", [gaal, bakshi]) is None
+
+
+# --- keep-first-answer: the repair mends the claims, the first short answer stands ------------------
+SPAN = "The Golden Gate Bridge opened in 1937. Its main span is 1,280 meters long."
+
+
+async def _span(tmp_path: Path, sandbox_factory: Any, config: Any, scripted_model: Any,
+                **kwargs: Any) -> tuple[Any, Script]:
+    wiki: SandboxWeb = sandbox_factory([
+        {"url": wiki_url("Golden Gate Bridge"), "title": "Golden Gate Bridge", "paragraphs": [SPAN]}])
+    reviews: list[int] = []
+
+    def ground(n: int) -> dict[str, Any]:  # the first review refuses the draft's reworded claim
+        reviews.append(n)
+        return {"verdicts": [{"n": i, "supported": len(reviews) > 1, "reason": "r"} for i in range(1, n + 1)]}
+
+    def first(chunks: list[tuple[str, str, str]]) -> dict[str, Any]:
+        return {"status": "answered", "answer": "1,280 meters", "claims": [
+            {"chunk_id": chunks[0][0], "claim": "The bridge's central span measures 1,280 meters."}]}
+
+    def repair(chunks: list[tuple[str, str, str]]) -> dict[str, Any]:
+        return {"status": "answered", "answer": "The main span of the Golden Gate Bridge is 1,280 meters long.",
+                "claims": [{"chunk_id": chunks[0][0], "claim": "Its main span is 1,280 meters long."}]}
+
+    script = Script(queries=["Golden Gate Bridge"], answer=first, repair=repair, ground=ground)
+    scripted_model.responder = script
+    request = make_request(wiki, question="How long is the main span of the Golden Gate Bridge?",
+                           max_queries=1, max_pages=2)
+    search = SearchSetup.from_sandbox(wiki, policy_overrides={"retries": 0})
+    return await run_once(tmp_path / "t", request, config, search, scripted_model, **kwargs), script
+
+
+async def test_the_first_short_answer_stands_on_the_repaired_claims(
+    tmp_path: Path, sandbox_factory: Any, config: Any, scripted_model: Any
+) -> None:
+    report, script = await _span(tmp_path, sandbox_factory, config, scripted_model)
+    assert "repair" in script.seen
+    assert report.answer.status == "answered" and report.answer.text == "1,280 meters"
+    assert report.answer.claims[0].claim == "Its main span is 1,280 meters long."
+    assert "keep-first-answer" in [r.rule for r in report.answer.rules]
+
+
+async def test_with_keep_first_answer_off_the_sentence_is_declined(
+    tmp_path: Path, sandbox_factory: Any, config: Any, scripted_model: Any
+) -> None:
+    report, _ = await _span(tmp_path, sandbox_factory, config, scripted_model, rules_off=["keep-first-answer"])
+    assert report.answer.status == "insufficient-evidence"
+    assert "sentence-answer" in [r.rule for r in report.answer.rules if r.round == "repair"]
+    assert "keep-first-answer" not in [r.rule for r in report.answer.rules]
