@@ -106,6 +106,8 @@ def wiki_benchmark(args: argparse.Namespace) -> dict[str, pd.DataFrame]:
 
     Ditto's batch runs in this (main) thread, so Ctrl-C stops it (and its Dask cluster) at once;
     the baselines run in an event loop afterwards."""
+    if args.report_only and args.out is None:
+        raise SystemExit("--report-only needs --out (the rows to tabulate)")
     questions = select_questions(args)
     profile = args.model or "local"
     out = args.out or Path(tempfile.gettempdir()) / f"ditto-web-qa-wiki-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
