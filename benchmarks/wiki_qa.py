@@ -130,7 +130,9 @@ def wiki_benchmark(args: argparse.Namespace) -> dict[str, pd.DataFrame]:
     selected = {q.id for q in questions}
     rows = [r for r in read_rows(out) if r.get("id") in selected and r.get("system") in systems
             and (not names or r.get("target") in names)]
-    title = f"model {profile}, rules off {args.rules_off or '-'}; rows in {out}"
+    models = sorted({str(r["model"]) for r in rows if r.get("model")}) or [profile]
+    offs = sorted({str(r.get("rules_off") or "-") for r in rows if r.get("system") == "ditto"}) or [args.rules_off or "-"]
+    title = f"model {', '.join(models)}, rules off {'; '.join(offs)}; rows in {out}"
     return {
         f"(w1) per kind, halves side by side ({title})": halves_table(rows),
         "(w2) cost per half and system": cost_table(rows),
