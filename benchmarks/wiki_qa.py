@@ -55,6 +55,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     wiki.add_argument("--report-only", action="store_true", help="print the tables of --out, run nothing")
     wiki.add_argument("--wiki-folder", type=Path, default=Path(tempfile.gettempdir()) / "ditto-nb-bench-wiki-250",
                       help="the MediaWiki's folder (built once, reused; a wiki running there is used as is)")
+    wiki.add_argument("--scripted-latency", type=float, default=0.0,
+                      help="--model scripted: seconds per model call (to test an interrupted run's resume)")
     wiki.add_argument("--max-queries", type=int, default=None, help="Web QA request max_queries (default: the request's)")
     wiki.add_argument("--max-pages", type=int, default=None, help="Web QA request max_pages (default: the request's)")
 
@@ -147,6 +149,7 @@ def _run_target(args: argparse.Namespace, target: WikiTarget, questions: list[Qu
     if profile == "scripted":
         scripted = stack.enter_context(ScriptedModel())
         scripted.responder = scripted_dispatch(questions)
+        scripted.latency_seconds = args.scripted_latency
         config, base_urls = scripted_runtime_config(scripted, redis_url=args.redis_url), {}
     else:
         config, base_url = _local_config(profile, args.redis_url)
