@@ -52,6 +52,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     wiki.add_argument("--workers", type=int, default=1, help="Dask worker processes for ditto (default 1)")
     wiki.add_argument("--out", type=Path, default=None, help="JSONL rows; an existing file is resumed")
     wiki.add_argument("--batch-dir", type=Path, default=None, help="ditto's batch directory (default: --out + .batch)")
+    wiki.add_argument("--also", type=Path, action="append", default=None,
+                      help="another rows file whose rows (any system) join the tables, e.g. the baselines")
     wiki.add_argument("--report-only", action="store_true", help="print the tables of --out, run nothing")
     wiki.add_argument("--wiki-folder", type=Path, default=Path(tempfile.gettempdir()) / "ditto-nb-bench-wiki-250",
                       help="the MediaWiki's folder (built once, reused; a wiki running there is used as is)")
@@ -132,6 +134,10 @@ def wiki_benchmark(args: argparse.Namespace) -> dict[str, pd.DataFrame]:
     selected = {q.id for q in questions}
     rows = [r for r in read_rows(out) if r.get("id") in selected and r.get("system") in systems
             and (not names or r.get("target") in names)]
+    for extra in args.also or []:  # e.g. the naive / oracle baselines of the same half, run once
+        have = {(r.get("target"), r.get("system"), r.get("id")) for r in rows}
+        rows += [r for r in read_rows(extra) if r.get("id") in selected and (not names or r.get("target") in names)
+                 and (r.get("target"), r.get("system"), r.get("id")) not in have]
     models = sorted({str(r["model"]) for r in rows if r.get("model")}) or [profile]
     offs = sorted({str(r.get("rules_off") or "-") for r in rows if r.get("system") == "ditto"}) or [args.rules_off or "-"]
     title = f"model {', '.join(models)}, rules off {'; '.join(offs)}; rows in {out}"
