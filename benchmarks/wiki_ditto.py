@@ -12,7 +12,8 @@ read (the task ledger's completed reads) and this run's model calls. From these 
 
 The wiki's access log cannot tell concurrent tasks apart, so "both pages read" comes from each
 task's ledger; the server's count of page requests during the batch is reported beside the
-ledgers' total as a cross-check (equal when no task was resumed from a read already made).
+ledgers' total as a cross-check (equal when no task was resumed from a read already made and
+nothing else read from the wiki meanwhile).
 """
 
 from __future__ import annotations
@@ -67,7 +68,7 @@ async def _quote_exceptions(report: dict[str, Any], target: WikiTarget) -> tuple
     return missing, reads
 
 
-def ditto_row(raw: dict[str, Any], q: Question, target: WikiTarget, rules_off: str) -> dict[str, Any]:
+def ditto_row(raw: dict[str, Any], q: Question, target: WikiTarget, rules_off: str, model: str = "") -> dict[str, Any]:
     """A scored benchmark row from a batch row (``run_batch(..., detail=True)``)."""
     report = raw.get("report") or {}
     answer = report.get("answer") or {}
@@ -77,13 +78,13 @@ def ditto_row(raw: dict[str, Any], q: Question, target: WikiTarget, rules_off: s
     read = {_title_of(url) for url in raw.get("pages_read") or []}
     exceptions, checks = asyncio.run(_quote_exceptions(report, target)) if report else (0, 0)
     row = {
-        "target": target.name, "system": "ditto", "status": status if status in _STATUSES else f"failed: {status}",
+        "target": target.name, "system": "ditto", "model": model, "status": status if status in _STATUSES else f"failed: {status}",
         "answer": str(raw.get("answer") or ""), "error": raw.get("error", ""), "calls": int(raw.get("model_calls") or 0),
         "new_calls": int(raw.get("new_model_calls") or 0), "attempts": raw.get("attempts"),
         "prompt_tokens": sum(int(c["prompt_tokens"]) for c in calls),
         "completion_tokens": sum(int(c["completion_tokens"]) for c in calls),
         "by_purpose": [[c["purpose"] or "?", c["prompt_tokens"], c["completion_tokens"], c["seconds"]] for c in calls],
-        "seconds": raw.get("seconds"), "worker": raw.get("worker", ""), "pages_read": sorted(read),
+        "seconds": raw.get("seconds"), "worker": raw.get("worker", ""), "pages_read": sorted(read), "reads": len(raw.get("pages_read") or []),
         "gold_pages_read": len(set(q.gold_titles) & read), "both_read": set(q.gold_titles) <= read,
         "quote_exceptions": exceptions, "quote_check_reads": checks,
         "rules": rules, "rules_off": rules_off,
@@ -121,7 +122,7 @@ def run_ditto_batch(questions: list[Question], target: WikiTarget, config: Runti
     started, mark = time.perf_counter(), target.mark()
 
     def on_row(raw: dict[str, Any]) -> None:
-        row = ditto_row(raw, by_id[raw["id"]], target, rules_off)
+        row = ditto_row(raw, by_id[raw["id"]], target, rules_off, model["model"])
         append_rows(out, [row])
         rows.append(row)
         print(f"[{target.name} ditto {len(rows)}/{len(questions)}] {row['half']:6} {row['kind']:17} {row['status']} "
@@ -132,7 +133,7 @@ def run_ditto_batch(questions: list[Question], target: WikiTarget, config: Runti
         run_batch(requests, directory=batch_dir, config=config, search=target.search, model=model,
                   n_workers=workers, progress=False, on_row=on_row, detail=True)
     served = len(target.titles_since(mark)) - sum(r["quote_check_reads"] for r in rows)
-    ledger = sum(len(r["pages_read"]) for r in rows)
+    ledger = sum(r["reads"] for r in rows)
     note = (f"{len(rows)} tasks in {time.perf_counter() - started:.0f} s on {workers} worker(s); page requests at the "
             f"server {served} (quote checks not counted), pages in the task ledgers {ledger}")
     return rows, note

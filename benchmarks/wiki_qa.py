@@ -52,9 +52,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     wiki.add_argument("--workers", type=int, default=1, help="Dask worker processes for ditto (default 1)")
     wiki.add_argument("--out", type=Path, default=None, help="JSONL rows; an existing file is resumed")
     wiki.add_argument("--batch-dir", type=Path, default=None, help="ditto's batch directory (default: --out + .batch)")
+    wiki.add_argument("--also", type=Path, action="append", default=None,
+                      help="another rows file whose rows (any system) join the tables, e.g. the baselines")
     wiki.add_argument("--report-only", action="store_true", help="print the tables of --out, run nothing")
     wiki.add_argument("--wiki-folder", type=Path, default=Path(tempfile.gettempdir()) / "ditto-nb-bench-wiki-250",
                       help="the MediaWiki's folder (built once, reused; a wiki running there is used as is)")
+    wiki.add_argument("--scripted-latency", type=float, default=0.0,
+                      help="--model scripted: seconds per model call (to test an interrupted run's resume)")
     wiki.add_argument("--max-queries", type=int, default=None, help="Web QA request max_queries (default: the request's)")
     wiki.add_argument("--max-pages", type=int, default=None, help="Web QA request max_pages (default: the request's)")
 
@@ -106,6 +110,8 @@ def wiki_benchmark(args: argparse.Namespace) -> dict[str, pd.DataFrame]:
 
     Ditto's batch runs in this (main) thread, so Ctrl-C stops it (and its Dask cluster) at once;
     the baselines run in an event loop afterwards."""
+    if args.report_only and args.out is None:
+        raise SystemExit("--report-only needs --out (the rows to tabulate)")
     questions = select_questions(args)
     profile = args.model or "local"
     out = args.out or Path(tempfile.gettempdir()) / f"ditto-web-qa-wiki-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
@@ -128,7 +134,13 @@ def wiki_benchmark(args: argparse.Namespace) -> dict[str, pd.DataFrame]:
     selected = {q.id for q in questions}
     rows = [r for r in read_rows(out) if r.get("id") in selected and r.get("system") in systems
             and (not names or r.get("target") in names)]
-    title = f"model {profile}, rules off {args.rules_off or '-'}; rows in {out}"
+    for extra in args.also or []:  # e.g. the naive / oracle baselines of the same half, run once
+        have = {(r.get("target"), r.get("system"), r.get("id")) for r in rows}
+        rows += [r for r in read_rows(extra) if r.get("id") in selected and (not names or r.get("target") in names)
+                 and (r.get("target"), r.get("system"), r.get("id")) not in have]
+    models = sorted({str(r["model"]) for r in rows if r.get("model")}) or [profile]
+    offs = sorted({str(r.get("rules_off") or "-") for r in rows if r.get("system") == "ditto"}) or [args.rules_off or "-"]
+    title = f"model {', '.join(models)}, rules off {'; '.join(offs)}; rows in {out}"
     return {
         f"(w1) per kind, halves side by side ({title})": halves_table(rows),
         "(w2) cost per half and system": cost_table(rows),
@@ -143,6 +155,7 @@ def _run_target(args: argparse.Namespace, target: WikiTarget, questions: list[Qu
     if profile == "scripted":
         scripted = stack.enter_context(ScriptedModel())
         scripted.responder = scripted_dispatch(questions)
+        scripted.latency_seconds = args.scripted_latency
         config, base_urls = scripted_runtime_config(scripted, redis_url=args.redis_url), {}
     else:
         config, base_url = _local_config(profile, args.redis_url)

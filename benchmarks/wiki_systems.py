@@ -140,7 +140,7 @@ async def run_baseline(system: str, q: Question, target: WikiTarget, config: Run
         row = {"status": f"failed: {type(exc).__name__}", "answer": ""}
     made = infer.calls[calls_before:]
     read = {wiki_title(t) or t for t in target.titles_since(mark)} if system == "naive" else set(q.gold_titles)
-    row |= {"target": target.name, "system": system, "calls": len(made),
+    row |= {"target": target.name, "system": system, "model": config.model.model, "calls": len(made),
             "prompt_tokens": sum(c.prompt_tokens for c in made), "completion_tokens": sum(c.completion_tokens for c in made),
             "seconds": round(time.perf_counter() - started, 2),
             "gold_pages_read": len(set(q.gold_titles) & read), "both_read": set(q.gold_titles) <= read}
