@@ -80,7 +80,9 @@ def cost_table(rows: list[dict[str, Any]]) -> pd.DataFrame:
 
 
 def rules_table(rows: list[dict[str, Any]]) -> pd.DataFrame:
-    """Rule × (half, fired / changed / made right / made wrong), from ditto rows' ``rules`` traces."""
+    """Rule × (half, fired / changed / made right / made wrong / blocked right / blocked wrong), from
+    ditto rows' ``rules`` traces (a check rule "blocked" the draft it fired on: right when that draft
+    held the gold answer)."""
     records = []
     for row in rows:
         if row.get("system") != "ditto":
@@ -90,16 +92,21 @@ def rules_table(rows: list[dict[str, Any]]) -> pd.DataFrame:
                 continue
             before, after, gold = str(rule.get("before", "")), str(rule.get("after", "")), str(row.get("gold", ""))
             changed = bool(rule.get("changed"))
+            check = rule.get("phase") == "check"
             records.append({
                 "rule": str(rule.get("rule", "?")), "half": row.get("half", ""), "fired": 1, "changed": int(changed),
                 "made right": int(changed and contains(after, gold) and not contains(before, gold)),
                 "made wrong": int(changed and contains(before, gold) and not contains(after, gold)),
+                # a check that fired on a draft holding the gold blocked a right answer (the repair may
+                # still have mended it); on one without it, it kept a wrong answer out
+                "blocked right": int(check and contains(before, gold)),
+                "blocked wrong": int(check and bool(before) and not contains(before, gold)),
             })
     if not records:
         return pd.DataFrame()
     frame = pd.DataFrame(records).groupby(["rule", "half"]).sum().unstack("half", fill_value=0)
     halves = [h for h in HALVES if h in frame.columns.get_level_values(1)]
-    metrics = ["fired", "changed", "made right", "made wrong"]
+    metrics = ["fired", "changed", "made right", "made wrong", "blocked right", "blocked wrong"]
     return frame.reorder_levels([1, 0], axis=1)[[(h, m) for h in halves for m in metrics]]
 
 

@@ -145,12 +145,11 @@ _COMPARE_RULES = (
     "Then answer: {then}. Code quotes the chunk's sentence that states each claim. status: "
     "answered only if the two claims decide the answer, else insufficient-evidence."
 )
-_COMPARE_ANSWER = {
+_COMPARE_ANSWER = {  # what the answer of a comparison is, by side_by_side.answer_form
     "yes-no": "yes or no, as the two claims decide",
     "side": "only the name of {names}, as the question writes it, that the two claims show",
     "value": "only the few words that answer the question, the value both share (not a name of {names})",
 }
-"""What the answer of a comparison is, by :func:`~ditto_nb.patterns.web_qa.side_by_side.answer_form`."""
 _COMPARE_EXAMPLE = (
     'Example (question "Which river is longer, the Ara or the Bel?"): {"claims": [{"chunk_id": "C1", '
     '"claim": "The Ara is 120 km long."}, {"chunk_id": "C3", "claim": "The Bel is 85 km long."}], '
