@@ -20,7 +20,7 @@
 # download here) and Debian's MediaWiki with PHP's CLI and modules (tests/sandbox/
 # test_mediawiki_real.py). Missing ones are installed with apt-get when this runs as root;
 # otherwise the script stops with the exact command to run. The package list is SYSTEM_PACKAGES
-# below (MediaWiki's part equals ditto_nb.sandbox.mediawiki_install.APT_PACKAGES; a test checks).
+# below (MEDIAWIKI_PACKAGES equals ditto_nb.sandbox.mediawiki_install.APT_PACKAGES; a test checks).
 set -euo pipefail
 venv=${1:?usage: bash scripts/setup.sh VENV EXTRAS (e.g. .venv local)}
 extras=${2:-local}
@@ -32,17 +32,19 @@ PORTABLE_CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=O
 TAG=llama-avx2   # names the flag set above; change it whenever the flags change
 
 # The dev extra's system packages: Chromium for tests/browser, MediaWiki + PHP for the real-wiki test.
-SYSTEM_PACKAGES="chromium mediawiki php-cli php-sqlite3 php-intl php-mbstring php-xml"
+MEDIAWIKI_PACKAGES="mediawiki php-cli php-sqlite3 php-intl php-mbstring php-xml"
+SYSTEM_PACKAGES="chromium $MEDIAWIKI_PACKAGES"
 CHROMIUM=${DITTO_SETUP_CHROMIUM:-/usr/bin/chromium}   # the path tests/browser launches
 PHP=${DITTO_SETUP_PHP:-php}
 MEDIAWIKI_DIR=${DITTO_SETUP_MEDIAWIKI:-/usr/share/mediawiki}
 
 missing_system_packages() {
-  # Print the SYSTEM_PACKAGES that are missing (space-separated; nothing when all are there).
+  # Print those of SYSTEM_PACKAGES that are missing (space-separated; nothing when all are there).
   local missing=()
   [ -x "$CHROMIUM" ] || missing+=(chromium)
   if ! command -v "$PHP" >/dev/null 2>&1 || [ ! -f "$MEDIAWIKI_DIR/maintenance/install.php" ]; then
-    missing+=(mediawiki php-cli php-sqlite3 php-intl php-mbstring php-xml)
+    # shellcheck disable=SC2206 # one word per package
+    missing+=($MEDIAWIKI_PACKAGES)
   else
     local modules
     modules=$("$PHP" -m 2>/dev/null | tr '[:upper:]' '[:lower:]')

@@ -41,9 +41,9 @@ def _setup_as_other_user(tmp_path: Path, **env: str) -> subprocess.CompletedProc
 
 def test_one_package_list_and_it_is_mediawikis_plus_chromium() -> None:
     script = SCRIPT.read_text(encoding="utf-8")
-    listed = re.search(r'^SYSTEM_PACKAGES="([^"]+)"', script, re.M)
-    assert listed is not None
-    assert listed.group(1).split() == ["chromium", *APT_PACKAGES]
+    mediawiki = re.search(r'^MEDIAWIKI_PACKAGES="([^"]+)"', script, re.M)
+    assert mediawiki is not None and mediawiki.group(1).split() == list(APT_PACKAGES)
+    assert re.search(r'^SYSTEM_PACKAGES="chromium \$MEDIAWIKI_PACKAGES"$', script, re.M)
     ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
     assert "apt-get" not in ci and not any(name in ci for name in APT_PACKAGES[1:])  # php-cli, php-sqlite3, ...
 
