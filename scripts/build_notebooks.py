@@ -29,7 +29,7 @@ quick runs only — a banner says so when it is used).'''),
 
 from ditto_nb.notebook import (budget_frame, claims_frame, evidence_frame, export_markdown, failures_frame,
                                pages_frame, query_plan_frame, search_hits_frame)
-from ditto_nb.notebook.ask import AskForm, tasks_folder, web_qa_runner
+from ditto_nb.notebook.ask import AskForm, request_defaults, tasks_folder, web_qa_runner
 from ditto_nb.notebook.demo import open_notebook_env
 from ditto_nb.notebook.display import show, show_budget, show_failures, show_hits, show_question, stand_in_banner
 from ditto_nb.notebook.progress import CellProgress
@@ -42,11 +42,18 @@ from ditto_nb.sandbox import demo_questions_path, load_hotpotqa_questions'''),
 Type your question (and, if you like, the origins, budgets and cross-check). The form checks the
 values as you type. **Run** starts a *new* task with a fresh id and runs it to the end below the
 form; or run the next cells to go through the same request stage by stage. Changing the question
-always makes a new task: an old one is never rerun silently.'''),
-    ("code", '''question = load_hotpotqa_questions(demo_questions_path())[0].question
+always makes a new task: an old one is never rerun silently.
+
+The example asks two hops: the Eiffel Tower's page says it stands in Paris, and only the Paris page
+says which river flows through it. The budgets start at the request's defaults, as in `ditto-nb ask`:
+2 queries and 6 pages, so after the first search and read a second hop searches and reads the Paris
+page (no model call of its own). Expect **answered**, "Seine", with a quote from the Paris page.'''),
+    ("code", '''example = load_hotpotqa_questions(demo_questions_path())[0]  # two hops: Eiffel Tower → Paris → the Seine
+question = example.question
+# the budgets start at the request's defaults (2 queries, 6 pages: room for a second hop), as in `ditto-nb ask`
 form = AskForm(WebQaRequest,
-               {"question": question, "allowed_origins": list(env.web.allowed_origins), "max_queries": 1,
-                "max_pages": 3, "cross_check": False},
+               {"question": question, "allowed_origins": list(env.web.allowed_origins),
+                **request_defaults(WebQaRequest, "max_queries", "max_pages", "cross_check")},
                fixed={"tenant": "demo", "principal": "analyst", "allow_partial": True},
                prefix="web-qa", tasks_dir=tasks, runner=web_qa_runner(env))
 form'''),
@@ -95,11 +102,16 @@ show(evidence[["selected", "title", "final_url", "paragraph_index", "text", "rea
     ("code", '''async with CellProgress.for_app(app, "report", limit=6) as progress:
     report = await run_web_qa(app.runtime, task_input, on_graph=progress)
 assert isinstance(report, WebQaReport)
-assert report.answer.status in ("answered", "insufficient-evidence", "conflicting-evidence", "needs-clarification")
 claims = claims_frame(task_dir)  # withheld claims follow as status "rejected", with why
 published = claims[claims["status"] != "rejected"]
 assert len(published) == len(report.answer.claims) and published["quotes_verified"].all()
 display(Markdown(f"**{report.answer.status}**: {report.answer.text}"))
+if request.question == example.question:  # the example's answer comes from the second hop's page
+    quoted = {c.title for claim in report.answer.claims for c in claim.citations}
+    assert report.answer.status == "answered" and example.answer in report.answer.text, report.answer
+    assert example.supporting_titles[-1] in quoted, quoted  # a quote from the Paris page
+else:  # a question typed into the form: any honest outcome
+    assert report.answer.status in ("answered", "insufficient-evidence", "conflicting-evidence", "needs-clarification")
 show(claims[["claim", "status", "quotes", "titles", "links", "quotes_verified", "grounded", "grounding", "cross_check"]])'''),
     ("markdown", '''### Trace a quote
 

@@ -14,6 +14,13 @@
 # [server] extra, and only then installs ditto_nb, whose requirement is then already satisfied, so
 # pip never builds the sdist natively. The flags are ditto_nb.local_model.health.PORTABLE_CMAKE_ARGS
 # (a test checks both are the same).
+#
+# When EXTRAS holds `dev`, the test suite's system programs come first, before anything else is
+# done: Debian's Chromium (tests/browser drives notebook 01 in it; `playwright install` cannot
+# download here) and Debian's MediaWiki with PHP's CLI and modules (tests/sandbox/
+# test_mediawiki_real.py). Missing ones are installed with apt-get when this runs as root;
+# otherwise the script stops with the exact command to run. The package list is SYSTEM_PACKAGES
+# below (MEDIAWIKI_PACKAGES equals ditto_nb.sandbox.mediawiki_install.APT_PACKAGES; a test checks).
 set -euo pipefail
 venv=${1:?usage: bash scripts/setup.sh VENV EXTRAS (e.g. .venv local)}
 extras=${2:-local}
@@ -23,6 +30,54 @@ export PIP_DISABLE_PIP_VERSION_CHECK=1
 LLAMA_VERSION=0.3.36
 PORTABLE_CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF"
 TAG=llama-avx2   # names the flag set above; change it whenever the flags change
+
+# The dev extra's system packages: Chromium for tests/browser, MediaWiki + PHP for the real-wiki test.
+MEDIAWIKI_PACKAGES="mediawiki php-cli php-sqlite3 php-intl php-mbstring php-xml"
+SYSTEM_PACKAGES="chromium $MEDIAWIKI_PACKAGES"
+CHROMIUM=${DITTO_SETUP_CHROMIUM:-/usr/bin/chromium}   # the path tests/browser launches
+PHP=${DITTO_SETUP_PHP:-php}
+MEDIAWIKI_DIR=${DITTO_SETUP_MEDIAWIKI:-/usr/share/mediawiki}
+
+missing_system_packages() {
+  # Print those of SYSTEM_PACKAGES that are missing (space-separated; nothing when all are there).
+  local missing=()
+  [ -x "$CHROMIUM" ] || missing+=(chromium)
+  if ! command -v "$PHP" >/dev/null 2>&1 || [ ! -f "$MEDIAWIKI_DIR/maintenance/install.php" ]; then
+    # shellcheck disable=SC2206 # one word per package
+    missing+=($MEDIAWIKI_PACKAGES)
+  else
+    local modules
+    modules=$("$PHP" -m 2>/dev/null | tr '[:upper:]' '[:lower:]')
+    grep -qx pdo_sqlite <<<"$modules" || missing+=(php-sqlite3)
+    grep -qx intl <<<"$modules" || missing+=(php-intl)
+    grep -qx mbstring <<<"$modules" || missing+=(php-mbstring)
+    grep -qx xml <<<"$modules" || missing+=(php-xml)
+  fi
+  echo "${missing[*]}"
+}
+
+if [[ ",$extras," == *",dev,"* ]]; then
+  missing=$(missing_system_packages)
+  if [ -n "$missing" ]; then
+    command="apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $missing"
+    if [ "$(id -u)" != 0 ]; then
+      echo "setup: the dev extra's tests need Debian packages that are missing: $missing" >&2
+      echo "setup: run this as root, then run setup again:" >&2
+      echo "  sudo sh -c '$command'" >&2
+      exit 1
+    fi
+    echo "setup: installing Debian packages for the dev extra's tests: $missing (Chromium: tests/browser; MediaWiki, PHP: tests/sandbox/test_mediawiki_real.py)" >&2
+    apt-get update -qq -o DPkg::Lock::Timeout=600
+    # shellcheck disable=SC2086 # one word per package
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=600 --no-install-recommends $missing >/dev/null
+    left=$(missing_system_packages)
+    if [ -n "$left" ]; then
+      echo "setup: still missing after apt-get install: $left" >&2
+      exit 1
+    fi
+  fi
+  echo "setup: system packages for the dev extra's tests present ($("$CHROMIUM" --version 2>/dev/null | head -n 1); $("$PHP" --version | head -n 1 | cut -d' ' -f1-2); MediaWiki in $MEDIAWIKI_DIR)" >&2
+fi
 
 [ -x "$venv/bin/pip" ] || python3 -m venv "$venv"
 pip="$venv/bin/pip"

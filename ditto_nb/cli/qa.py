@@ -56,8 +56,8 @@ def ask(
         typer.Option("--dir", help="Task directory (default: a new one under ./.ditto-tasks/)."),
     ] = None,
     task_id: Annotated[Optional[str], typer.Option("--id", help="Task id (default: generated).")] = None,  # noqa: UP007
-    max_queries: Annotated[Optional[int], typer.Option("--max-queries", help="Search queries (1-3).")] = None,  # noqa: UP007
-    max_pages: Annotated[Optional[int], typer.Option("--max-pages", help="Pages read (1-6).")] = None,  # noqa: UP007
+    max_queries: Annotated[Optional[int], typer.Option("--max-queries", help="Search queries (1-3; default 2).")] = None,  # noqa: UP007
+    max_pages: Annotated[Optional[int], typer.Option("--max-pages", help="Pages read (1-6; default 6).")] = None,  # noqa: UP007
     cross_check: Annotated[
         Optional[bool],  # noqa: UP007
         typer.Option("--cross-check/--no-cross-check", help="Require two independent origins per claim."),

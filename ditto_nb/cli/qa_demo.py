@@ -59,7 +59,8 @@ def demo(
             question.question,
             task_dir,
             task_id=f"demo-{provider}-{question_id}",
-            request_fields={"max_queries": 2, "max_pages": 6, "cross_check": False, "allow_partial": True},
+            # the request's default budgets, as `ditto-nb ask` and notebook 01's form use
+            request_fields={"cross_check": False, "allow_partial": True},
             provider=provider,
             sandbox=demo_corpus_path(),
             config_path=config,

@@ -61,6 +61,32 @@ def fresh_task_id(prefix: str) -> str:
     return f"{prefix}-{datetime.now(UTC):%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
 
 
+def request_defaults(model: type[BaseModel], *names: str) -> dict[str, Any]:
+    """The request model's own defaults for ``names``: what a form shows when nothing is typed.
+
+    The notebook form and ``ditto-nb ask`` (whose flags default to the model's values) then start
+    from the same budgets (:class:`~ditto_nb.patterns.web_qa.request.WebQaRequest`: 2 queries,
+    6 pages, enough for a two-hop question's second hop).
+
+    Args:
+        model: the pydantic request class (``WebQaRequest``, ``ResearchRequest``).
+        names: field names with a default (e.g. ``"max_queries", "max_pages", "cross_check"``).
+
+    Returns:
+        ``{name: default}`` in the order given.
+
+    Raises:
+        ConfigError: a name is not a field of ``model`` or has no default.
+    """
+    out: dict[str, Any] = {}
+    for name in names:
+        info = model.model_fields.get(name)
+        if info is None or info.is_required():
+            raise ConfigError(f"{model.__name__} has no default for {name!r}")
+        out[name] = info.get_default(call_default_factory=True)
+    return out
+
+
 def _input(name: str, value: Any, description: str) -> widgets.ValueWidget:
     wide = widgets.Layout(width="95%")
     style = {"description_width": "9em"}
@@ -247,4 +273,4 @@ def web_qa_runner(env: Any, model_calls: int = 6) -> Runner:
     return run
 
 
-__all__ = ["TASKS_ENV", "AskForm", "Runner", "fresh_task_id", "tasks_folder", "web_qa_runner"]
+__all__ = ["TASKS_ENV", "AskForm", "Runner", "fresh_task_id", "request_defaults", "tasks_folder", "web_qa_runner"]

@@ -4,8 +4,9 @@ and a model chosen by env ``DITTO_NOTEBOOK_PROVIDER``.
 - ``local`` (default) / ``local-small``: the embedded llama.cpp model (``ditto_nb.local_model``),
   started by :func:`ditto_nb.patterns.common.open_task_app` on first use.
 - ``scripted``: :class:`ditto_nb.testing.ScriptedModel` answering with :class:`DemoResponder`, a
-  rule-based stand-in for quick runs only (it reads the evidence lines of each prompt and quotes
-  the best-overlapping paragraphs; it is not a language model).
+  rule-based stand-in for quick runs only (it reads the evidence lines of each prompt: a two-hop
+  question's bridge place and short answer by :mod:`ditto_nb.notebook.stand_in`'s rules, else the
+  best-overlapping paragraphs; it is not a language model).
 
 Context uses ``DITTO_WORKER_CONTEXT_REDIS_URL`` when set, else the embedded Redis.
 """
@@ -20,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ditto_nb.evidence import bm25_rank
+from ditto_nb.notebook.stand_in import Chunk, bridge_lookup, selected_chunks, typed_answer
 from ditto_nb.patterns.common import SearchSetup
 from ditto_nb.runtime.config import RuntimeConfig, load_runtime_config
 from ditto_nb.runtime.model_choice import resolve_model
@@ -78,8 +80,17 @@ class DemoResponder:
             return {"clear": True, "goal": f"Find out: {self.question}", "sub_questions": self.sub_questions,
                     "queries": [self._query(self.question)], "clarification_questions": []}
         if purpose == "select":
-            return {"selected": [c[0] for c in self._best(web, 3)], "missing": [], "conflicts": []}
+            chosen = selected_chunks(self.question, [Chunk(*line) for line in evidence_lines(user)])
+            return {"selected": [c.label for c in chosen], "lookup": bridge_lookup(self.question, chosen),
+                    "missing": [], "conflicts": []}
         if purpose in ("answer", "repair") and web:
+            shown = [Chunk(*line) for line in evidence_lines(user)]
+            bridges = bridge_lookup(self.question, selected_chunks(self.question, shown))
+            typed = typed_answer(self.question, shown, bridges)
+            if typed is not None:  # a two-hop question's short answer, with the sentences that carry it
+                return {"status": "answered", "answer": typed.answer,
+                        "claims": [{"claim": sentence, "chunk_id": label, "quote": sentence}
+                                   for label, sentence in typed.claims]}
             best = self._best(web, 2)
             claims = [{"claim": _first_sentence(text), "chunk_id": label, "quote": _first_sentence(text)}
                       for label, _origin, text in best]

@@ -3,7 +3,8 @@
 The wiki holds the context paragraphs of the first three HotpotQA dev questions
 (``tests/fixtures/data/hotpotqa-dev-first-3.jsonl``; HotpotQA, Yang et al. 2018, CC BY-SA 4.0).
 It needs ``apt-get install mediawiki php-cli php-sqlite3 php-intl php-mbstring php-xml``
-(``.ci/run`` installs them); without them the fixture fails with a ConfigError naming them.
+(``scripts/setup.sh`` installs them with the ``dev`` extra, README command 2); without them the
+fixture fails with a ConfigError naming them.
 """
 
 from __future__ import annotations

@@ -6,17 +6,33 @@ Identity, origin normalization, reference checks and parsing come from
 
 from __future__ import annotations
 
+from pydantic import Field
+
 from ditto_nb.patterns.common.request import TaskRequest
+
+DEFAULT_MAX_QUERIES = 2
+"""Search queries of a Web QA task unless set: one for the first hop, one kept for the second."""
+DEFAULT_MAX_PAGES = 6
+"""Pages a Web QA task reads unless set: four on the first hop (a question's entity often has a
+mirror and decoys with the same name), two kept for the second hop's page."""
 
 
 class WebQaRequest(TaskRequest):
     """One question with its identity, network policy and budgets (fields: see
     :class:`~ditto_nb.patterns.common.request.TaskRequest`; ``max_pages`` counts every page
-    the task reads, references included)."""
+    the task reads, references included).
+
+    The budgets' defaults (:data:`DEFAULT_MAX_QUERIES` = 2 queries, :data:`DEFAULT_MAX_PAGES` = 6
+    pages) fit a two-hop question: ``ditto-nb ask`` without ``--max-queries`` / ``--max-pages``
+    and notebook 01's request form (:func:`ditto_nb.notebook.ask.request_defaults`) both use them.
+    """
 
     NAMESPACE_PREFIX = "web_qa"
     SCOPE_PREFIX = "web"
     LABEL = "Web QA"
+
+    max_queries: int = Field(default=DEFAULT_MAX_QUERIES, ge=1, le=3)
+    max_pages: int = Field(default=DEFAULT_MAX_PAGES, ge=1, le=6)
 
     @property
     def scope(self) -> str:
@@ -43,11 +59,11 @@ def default_request(
         principal="analyst",
         question=question,
         allowed_origins=allowed_origins,
-        max_queries=2,
-        max_pages=4,
+        max_queries=DEFAULT_MAX_QUERIES,
+        max_pages=DEFAULT_MAX_PAGES,
         cross_check=False,
         allow_partial=True,
     )
 
 
-__all__ = ["WebQaRequest", "default_request"]
+__all__ = ["DEFAULT_MAX_PAGES", "DEFAULT_MAX_QUERIES", "WebQaRequest", "default_request"]
