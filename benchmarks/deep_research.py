@@ -34,7 +34,8 @@ import pandas as pd
 import trustme
 
 from ditto_nb.patterns.common import SearchSetup
-from ditto_nb.patterns.deep_research import ResearchReport, create_task, open_research, run_research
+from ditto_nb.patterns.deep_research import ResearchReport, ResearchRequest, open_research, run_research
+from ditto_nb.patterns.tasks import create_task
 from ditto_nb.runtime.config import load_runtime_config
 from ditto_nb.sandbox import SandboxWeb, demo_corpus_path, load_corpus
 from ditto_nb.sandbox.corpus import demo_questions_path
@@ -82,7 +83,7 @@ async def _one(web: SandboxWeb, config: Any, model: dict[str, str], topic: str, 
         "allowed_origins": list(web.allowed_origins), "max_queries": 2, "max_pages": 2, "max_rounds": 3,
         "max_searches": 6, "max_read_pages": 8, "max_model_calls": 12, "research_seconds": 600,
     }
-    parsed = create_task(directory, request)
+    parsed = await create_task(directory, ResearchRequest.parse(request))
     app = await open_research(directory, parsed, config, SearchSetup.from_sandbox(web))
     started = time.perf_counter()
     try:

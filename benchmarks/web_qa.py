@@ -55,7 +55,8 @@ from pydantic import BaseModel, Field
 
 from ditto_nb.errors import DittoError
 from ditto_nb.patterns.common import SearchSetup
-from ditto_nb.patterns.web_qa import WebQaReport, WebQaRequest, create_task, open_web_qa, run_web_qa
+from ditto_nb.patterns.tasks import create_task
+from ditto_nb.patterns.web_qa import WebQaReport, WebQaRequest, open_web_qa, run_web_qa
 from ditto_nb.patterns.web_qa.prompts import evidence_lines, purpose_of
 from ditto_nb.runtime import INFER_REASONING_SAMPLE, GraphRecord, ModelSelection, RuntimeConfig, load_runtime_config
 from ditto_nb.sandbox import (

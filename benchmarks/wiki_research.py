@@ -22,7 +22,8 @@ import pandas as pd
 
 from ditto_nb.errors import DittoError
 from ditto_nb.evidence.support import check_support
-from ditto_nb.patterns.deep_research import ResearchReport, create_task, open_research, run_research
+from ditto_nb.patterns.deep_research import ResearchReport, ResearchRequest, open_research, run_research
+from ditto_nb.patterns.tasks import create_task
 from ditto_nb.runtime.config import RuntimeConfig
 from hotpot_eval import contains, normalize_answer
 from wiki_rows import append_rows
@@ -56,7 +57,7 @@ async def research_topic(q: Question, target: WikiTarget, config: RuntimeConfig,
     """Run one topic; return its row."""
     request = {"id": f"bench-{q.id}", "tenant": "bench", "principal": "bench", "question": q.question,
                "allowed_origins": list(target.allowed_origins)}
-    parsed = create_task(directory, request, target.search)
+    parsed = await create_task(directory, ResearchRequest.parse(request), target.search)
     mark, started = target.mark(), time.perf_counter()
     app = await open_research(directory, parsed, config, target.search)
     row: dict[str, Any] = {"id": q.id, "kind": q.kind, "gold": q.answer}

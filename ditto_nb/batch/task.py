@@ -19,7 +19,8 @@ from typing import Any
 from ditto_nb.errors import DittoError, TaskLocked
 from ditto_nb.notebook.evaluation import contains_answer, normalize_answer, token_f1
 from ditto_nb.patterns.common import SearchSetup
-from ditto_nb.patterns.web_qa import WebQaReport, WebQaRequest, create_task, open_web_qa, run_web_qa
+from ditto_nb.patterns.tasks import create_task
+from ditto_nb.patterns.web_qa import WebQaReport, WebQaRequest, open_web_qa, run_web_qa
 from ditto_nb.runtime.config import RuntimeConfig
 from ditto_nb.runtime.limits import ConcurrencyLimits, close_limit_clients, limits_scope
 

@@ -20,8 +20,9 @@ from typing import Annotated, Any, Optional
 import typer
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from ditto_nb.cli.qa_session import SandboxChoice, cli_errors, load_config, sandbox_web, search_setup, select_model
+from ditto_nb.cli.qa_session import cli_errors, load_config, sandbox_web, search_setup, select_model
 from ditto_nb.errors import ConfigError
+from ditto_nb.patterns.common.task_file import SandboxChoice
 
 MANIFEST_FILE_NAME = "batch.json"
 """File of a batch directory recording how the batch was started (read by ``--resume``)."""

@@ -1,7 +1,7 @@
 """CLI sub-commands of Web QA: ``ask``, ``resume``, ``show`` and ``demo`` (:mod:`ditto_nb.cli.qa_demo`).
 
 Thin: each command parses its options and calls (through :mod:`ditto_nb.cli.qa_run`) the public API a notebook calls
-(``ditto_nb.patterns.web_qa.create_task`` / ``open_web_qa`` / ``run_web_qa``). Expected failures
+(``ditto_nb.patterns.tasks.create_task``, ``ditto_nb.patterns.web_qa.open_web_qa`` / ``run_web_qa``). Expected failures
 (any ``DittoError``) print ``error: <message>`` and ``help: <hint>`` on stderr and exit with code 2.
 """
 
@@ -16,17 +16,9 @@ import typer
 from ditto_nb.cli.flags import check_choice, check_flags, check_origins
 from ditto_nb.cli.qa_render import render_failures, render_report, render_stages, render_withheld
 from ditto_nb.cli.qa_run import TASKS_ROOT, resume_task, start_task
-from ditto_nb.cli.qa_session import (
-    STAGES,
-    CliTask,
-    cli_errors,
-    load_config,
-    read_cli_task,
-    read_task_file,
-    report_path,
-    task_pattern,
-)
+from ditto_nb.cli.qa_session import STAGES, cli_errors, load_config, report_path
 from ditto_nb.errors import ConfigError
+from ditto_nb.patterns.common.task_file import TaskFile, read_task_file, require_task_file
 from ditto_nb.runtime.config import MemoryConfig
 from ditto_nb.runtime.sync import run_sync
 
@@ -47,6 +39,12 @@ StopAfterOption = Annotated[
 
 def _check_stage(stop_after: str | None) -> None:
     check_choice("--stop-after", stop_after, STAGES)
+
+
+def _is_research(directory: Path) -> bool:
+    """True when ``directory``'s ``task.json`` records a deep research task."""
+    task = read_task_file(directory)
+    return task is not None and task.pattern == "deep_research"
 
 
 def ask(
@@ -121,7 +119,7 @@ def resume(
 ) -> None:
     """Continue a task from its last completed stage (a finished task re-publishes without model calls)."""
     with cli_errors():
-        if task_pattern(directory) == "deep_research":
+        if _is_research(directory):
             from ditto_nb.cli import research
 
             resume_research = getattr(research, "resume_research_cli", None) or getattr(research, "resume_research")
@@ -139,12 +137,12 @@ def show(
     with cli_errors():
         view = _memory_view(directory)
         failures = render_failures(view.failures, view.last_failure) if view is not None else ""
-        if task_pattern(directory) == "deep_research":
+        if _is_research(directory):
             typer.echo(_research_summary(directory))
             if failures:
                 typer.echo(failures)
             return
-        task = read_cli_task(directory)
+        task = require_task_file(directory)
         published = report_path(directory)
         if as_json:
             if not published.is_file():
@@ -171,8 +169,9 @@ def _memory_config(directory: Path) -> MemoryConfig | None:
 
     if not (directory / TASK_ID_FILE_NAME).is_file():
         return None
-    recorded = ((read_task_file(directory) or {}).get("cli") or {}).get("config")
-    memory = load_config(str(recorded) if recorded else None).memory
+    task = read_task_file(directory)
+    recorded = task.config if task is not None else None
+    memory = load_config(recorded).memory
     return memory if memory.backend != "sqlite" else None
 
 
@@ -194,7 +193,7 @@ def _memory_view(directory: Path) -> TaskView | None:
         return None
 
 
-async def _stored_stages(directory: Path, task: CliTask) -> dict[str, Any]:
+async def _stored_stages(directory: Path, task: TaskFile) -> dict[str, Any]:
     """``{stage: output}`` persisted in the task's Memory (through the read-only TaskView)."""
     from ditto_nb.patterns.common import STAGE_PREFIX
     from ditto_nb.patterns.web_qa import WebQaRequest

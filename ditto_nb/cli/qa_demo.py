@@ -15,8 +15,9 @@ from typing import Annotated, Optional
 import typer
 
 from ditto_nb.cli.qa_run import TASKS_ROOT, resume_task, start_task
-from ditto_nb.cli.qa_session import cli_errors, read_task_file
+from ditto_nb.cli.qa_session import cli_errors
 from ditto_nb.errors import ConfigError
+from ditto_nb.patterns.common.task_file import read_task_file
 
 
 def demo(
@@ -50,7 +51,7 @@ def demo(
             typer.echo(f"demo question {question.id}: {question.question}", err=True)
             typer.echo(f"gold answer (not shown to the model): {question.answer}", err=True)
         existing = read_task_file(task_dir)
-        if existing is not None and "cli" in existing:
+        if existing is not None and existing.pattern == "web_qa":
             if not quiet:
                 typer.echo(f"task directory {task_dir} exists: resuming (a finished task replays)", err=True)
             resume_task(task_dir, None, quiet)

@@ -12,7 +12,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ditto_nb.cli.qa_session import REPORT_JSON, REPORT_MD, STAGES, CliTask
+from ditto_nb.cli.qa_session import REPORT_JSON, REPORT_MD, STAGES
+from ditto_nb.patterns.common.task_file import TaskFile
 
 
 def _wrap(text: str, indent: str) -> str:
@@ -166,12 +167,12 @@ def render_withheld(claims: Sequence[Mapping[str, Any]]) -> str:
 
 
 def render_stages(
-    task: CliTask, stages: Mapping[str, Any], report_exists: bool, failed: bool = False
+    task: TaskFile, stages: Mapping[str, Any], report_exists: bool, failed: bool = False
 ) -> str:
     """Render the progress of a task from its Memory (for ``show`` on a checkpoint).
 
     Args:
-        task: the CLI pointer (question, model, sandbox).
+        task: the task's ``task.json`` (question, model, sandbox).
         stages: ``{stage name: persisted stage output}`` from Memory.
         report_exists: whether ``output/report.json`` exists.
         failed: the task's latest run failed (see :func:`render_failures`).
@@ -180,10 +181,11 @@ def render_stages(
         Text: question, model, one line per stage (done / pending) with a short summary.
     """
     request = task.request
+    model = f"{task.model.provider} / {task.model.model}" if task.model else "the configured default"
     lines = [
         f"task:     {request.get('id')}",
         f"question: {request.get('question')}",
-        f"model:    {task.provider} / {task.model}",
+        f"model:    {model}",
     ]
     if task.sandbox is not None:
         lines.append(f"sandbox:  {task.sandbox.corpus} (port {task.sandbox.port})")

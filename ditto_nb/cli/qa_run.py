@@ -1,8 +1,9 @@
 """Running a Web QA task from the CLI: :func:`start_task` (``ask``, ``demo``) and
 :func:`resume_task` (``resume``), printing the report or the checkpoint.
 
-Thin: they call the public API a notebook calls (``ditto_nb.patterns.web_qa.create_task`` /
-``open_web_qa`` / ``run_web_qa``) through :mod:`ditto_nb.cli.qa_session`.
+Thin: they call the public API a notebook calls (``ditto_nb.patterns.tasks.create_task``,
+``ditto_nb.patterns.web_qa.open_web_qa`` / ``run_web_qa``) through :mod:`ditto_nb.cli.qa_session`;
+``task.json`` is read and written through :mod:`ditto_nb.patterns.common.task_file`.
 """
 
 from __future__ import annotations
@@ -19,21 +20,24 @@ from ditto_nb.cli.paths import check_task_dir
 from ditto_nb.cli.progress import StageProgress
 from ditto_nb.cli.qa_render import render_checkpoint, render_report
 from ditto_nb.cli.qa_session import (
-    CliTask,
-    SandboxChoice,
     as_mapping,
     load_config,
-    read_cli_task,
-    read_task_file,
     report_path,
     run_task,
     sandbox_web,
     search_setup,
     select_model,
     without_launch,
-    write_cli_task,
 )
 from ditto_nb.errors import ConfigError
+from ditto_nb.patterns.common.task_file import (
+    ModelChoice,
+    SandboxChoice,
+    TaskFile,
+    read_task_file,
+    require_task_file,
+    update_task_file,
+)
 from ditto_nb.runtime.config import RuntimeConfig
 from ditto_nb.runtime.sync import run_sync
 from ditto_nb.web.policy import origin_of
@@ -68,9 +72,11 @@ def _finish(result: Any, directory: Path) -> None:
         typer.echo(render_report(data, directory))
 
 
-def _run(directory: Path, task: CliTask, config: RuntimeConfig, web: Any, stop_after: str | None, quiet: bool) -> Any:
+def _run(directory: Path, task: TaskFile, config: RuntimeConfig, model: ModelChoice, web: Any,
+         stop_after: str | None, quiet: bool) -> Any:
     with StageProgress(f"web_qa {task.request.get('id')}", enabled=not quiet) as progress:
-        return run_sync(run_task(directory, task, config, web, stop_after=stop_after, on_graph=progress.on_graph))
+        return run_sync(run_task(directory, task, config, web, model, stop_after=stop_after,
+                                 on_graph=progress.on_graph))
 
 
 def start_task(
@@ -112,17 +118,19 @@ def start_task(
     Raises:
         DittoError: configuration, request or task failures.
     """
-    from ditto_nb.patterns.web_qa import WebQaRequest, create_task
+    from ditto_nb.patterns.tasks import create_task
+    from ditto_nb.patterns.web_qa import WebQaRequest
 
     config, provider_name, model_name = select_model(load_config(str(config_path) if config_path else None), provider, model)
     previous = read_task_file(check_task_dir(directory)) if directory is not None else None
-    previous_cli = (previous or {}).get("cli") or {}
-    task_id = task_id or (previous_cli.get("request") or {}).get("id") or _new_task_id()
+    if previous is not None and previous.pattern != "web_qa":
+        previous = None  # create_task refuses the directory below
+    task_id = task_id or (previous.request.get("id") if previous is not None else None) or _new_task_id()
     task_dir = directory if directory is not None else TASKS_ROOT / task_id
     choice = None
     if sandbox is not None:
         corpus = str(sandbox.resolve())
-        port = ((previous_cli.get("sandbox") or {}).get("port")) or 0
+        port = previous.sandbox.port if previous is not None and previous.sandbox is not None else 0
         choice = SandboxChoice(corpus=corpus, port=port)
     with sandbox_web(choice) as web:
         if web is not None and choice is not None and choice.port == 0:
@@ -142,19 +150,14 @@ def start_task(
             }
         )
         run_sync(create_task(task_dir, request, search_setup(config, web), memory=config.memory))  # makes the directory
-        task = CliTask(
-            request=request.model_dump(mode="json"),
-            provider=provider_name,
-            model=model_name,
-            config=str(config_path.resolve()) if config_path else None,
-            sandbox=choice,
-        )
-        write_cli_task(task_dir, task)
+        chosen = ModelChoice(provider=provider_name, model=model_name)
+        task = update_task_file(task_dir, model=chosen, config=str(config_path.resolve()) if config_path else None,
+                                sandbox=choice)
         if not quiet:
             typer.echo(f"task directory: {task_dir}", err=True)
         if report_path(task_dir).is_file():
             config = without_launch(config, provider_name)
-        _finish(_run(task_dir, task, config, web, stop_after, quiet), task_dir)
+        _finish(_run(task_dir, task, config, chosen, web, stop_after, quiet), task_dir)
     return task_dir
 
 
@@ -172,13 +175,16 @@ def resume_task(
     Raises:
         DittoError: configuration or task failures.
     """
-    task = read_cli_task(directory)
+    task = require_task_file(directory)
     path = str(config_path) if config_path is not None else task.config
-    config, _, _ = select_model(load_config(path), task.provider, task.model)
+    recorded = task.model
+    config, provider, model = select_model(load_config(path), recorded.provider if recorded else None,
+                                           recorded.model if recorded else None)
     if report_path(directory).is_file():
-        config = without_launch(config, task.provider)
+        config = without_launch(config, provider)
     with sandbox_web(task.sandbox) as web:
-        _finish(_run(directory, task, config, web, stop_after, quiet), directory)
+        _finish(_run(directory, task, config, ModelChoice(provider=provider, model=model), web, stop_after, quiet),
+                directory)
 
 
 __all__ = ["TASKS_ROOT", "resume_task", "start_task"]

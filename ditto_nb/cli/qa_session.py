@@ -1,16 +1,14 @@
-"""What the Web QA CLI needs between commands: the task file, the model choice, the sandbox, one run.
+"""What the Web QA CLI needs between commands: the model choice, the sandbox, one run.
 
-A task directory made by ``ditto-nb ask`` holds, next to the Memory file, ``task.json``:
-``{"pattern": "web_qa", "cli": {request, provider, model, config, sandbox}}`` — a pointer telling
-``ditto-nb resume`` / ``show`` how to reopen the task (Memory stays authoritative). Keys written by
-the pattern itself are kept (the file is merged, never replaced). Deep research directories carry
-``"pattern": "deep_research"`` in the same file.
+A task directory made by ``ditto-nb ask`` or ``ditto-nb research`` holds, next to the Memory file,
+``task.json`` (:mod:`ditto_nb.patterns.common.task_file`: pattern, request, model, config,
+sandbox) — a pointer telling ``ditto-nb resume`` / ``show`` how to reopen the task (Memory stays
+authoritative).
 """
 
 from __future__ import annotations
 
 import inspect
-import json
 import os
 import sys
 from collections.abc import Iterator, Mapping
@@ -19,133 +17,19 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel
 
 from ditto_nb.errors import ConfigError, DittoError, LoopCancelled, ToolFailed
 from ditto_nb.runtime.config import RuntimeConfig, load_runtime_config
 from ditto_nb.runtime.model_choice import resolve_model
+from ditto_nb.patterns.common.task_file import ModelChoice, SandboxChoice, TaskFile
 from ditto_nb.runtime.loop import OnGraph
 
-TASK_FILE = "task.json"
 PATTERN = "web_qa"
 REPORT_JSON = Path("output") / "report.json"
 REPORT_MD = Path("output") / "report.md"
 STAGES = ("plan", "searched", "read", "selected", "report")
 """Web QA stages accepted by ``--stop-after`` (SPEC §3)."""
-
-
-class SandboxChoice(BaseModel):
-    """The sandbox web a task runs against: corpus file and the port its origins were bound to."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    corpus: str
-    port: int
-    wiki_host: str = "wiki.test"
-
-
-class CliTask(BaseModel):
-    """What ``resume`` and ``show`` need to reopen a Web QA task made by the CLI.
-
-    Attributes:
-        request: the request's JSON form (``WebQaRequest``).
-        provider: model provider name (a key of ``providers`` in the configuration).
-        model: model name sent to that provider.
-        config: the configuration file used (None: ``./ditto.yaml`` or the packaged default).
-        sandbox: the sandbox web, when the task runs offline.
-    """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    request: dict[str, Any]
-    provider: str
-    model: str
-    config: str | None = None
-    sandbox: SandboxChoice | None = None
-
-
-# --- the task file ---------------------------------------------------------------------------
-def read_task_file(directory: str | os.PathLike[str]) -> dict[str, Any] | None:
-    """The parsed ``task.json`` of a directory, or None when there is none.
-
-    Args:
-        directory: a task directory.
-
-    Returns:
-        The JSON object.
-
-    Raises:
-        ConfigError: the file exists but is not a JSON object.
-    """
-    path = Path(directory) / TASK_FILE
-    if not path.is_file():
-        return None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"cannot read {path}: {exc}") from exc
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path} is not a JSON object")
-    return data
-
-
-def task_pattern(directory: str | os.PathLike[str]) -> str | None:
-    """``"web_qa"``, ``"deep_research"`` or None (no task file) for a directory."""
-    data = read_task_file(directory)
-    if data is None:
-        return None
-    pattern = data.get("pattern")
-    if pattern is None and "cli" in data:
-        return PATTERN
-    return str(pattern) if pattern is not None else None
-
-
-def write_cli_task(directory: str | os.PathLike[str], task: CliTask) -> None:
-    """Merge the CLI's pointer into ``task.json`` (keys of the pattern are kept).
-
-    Args:
-        directory: the task directory (must exist).
-        task: what resume/show need.
-
-    Raises:
-        ConfigError: the directory belongs to another pattern.
-    """
-    data = read_task_file(directory) or {}
-    if data.get("pattern", PATTERN) != PATTERN:
-        raise ConfigError(f"{directory} holds a {data['pattern']} task, not a Web QA task")
-    data["pattern"] = PATTERN
-    data["cli"] = task.model_dump(mode="json")
-    path = Path(directory) / TASK_FILE
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    tmp.replace(path)
-
-
-def read_cli_task(directory: str | os.PathLike[str]) -> CliTask:
-    """The CLI pointer of a Web QA task directory.
-
-    Args:
-        directory: a directory made by ``ditto-nb ask``.
-
-    Returns:
-        The :class:`CliTask`.
-
-    Raises:
-        ConfigError: no ``task.json`` with a ``cli`` section (not made by the CLI).
-    """
-    if not Path(directory).is_dir():
-        raise ConfigError(f"{directory} does not exist (or is not a directory)",
-                          help="Pass the directory printed by `ditto-nb ask` or `ditto-nb research`.")
-    data = read_task_file(directory)
-    if data is None or "cli" not in data:
-        raise ConfigError(
-            f"{directory} is not a task directory made by ditto-nb (no {TASK_FILE} with a cli section)",
-            help="Pass the directory printed by `ditto-nb ask`, or start a new task with `ditto-nb ask`.",
-        )
-    try:
-        return CliTask.model_validate(data["cli"])
-    except ValidationError as exc:
-        raise ConfigError(f"{directory}/{TASK_FILE} is damaged: {exc.errors()[0]['msg']}") from None
 
 
 def report_path(directory: str | os.PathLike[str]) -> Path:
@@ -233,9 +117,10 @@ def search_setup(config: RuntimeConfig, web: Any) -> Any:
 
 async def run_task(
     directory: str | os.PathLike[str],
-    task: CliTask,
+    task: TaskFile,
     config: RuntimeConfig,
     web: Any,
+    model: ModelChoice,
     *,
     stop_after: str | None = None,
     on_graph: OnGraph | None = None,
@@ -244,8 +129,9 @@ async def run_task(
 
     Args:
         directory: the task directory.
-        task: its CLI pointer (request, model).
+        task: its ``task.json`` (the request).
         config: configuration with the task's provider as default (:func:`select_model`).
+        model: the model the run calls.
         web: the started sandbox or None.
         stop_after: a stage of :data:`STAGES` or None (run to the published report).
         on_graph: the Loop's trace callback (progress).
@@ -261,7 +147,7 @@ async def run_task(
     request = WebQaRequest.parse(task.request)
     app = await open_web_qa(directory, request, config, search_setup(config, web))
     try:
-        job = {"request": request, "model": {"provider": task.provider, "model": task.model}}
+        job = {"request": request, "model": model.model_dump()}
         kwargs: dict[str, Any] = {"stop_after": stop_after}
         if on_graph is not None and "on_graph" in inspect.signature(run_web_qa).parameters:
             kwargs["on_graph"] = on_graph
@@ -330,23 +216,16 @@ __all__ = [
     "REPORT_JSON",
     "REPORT_MD",
     "STAGES",
-    "TASK_FILE",
-    "CliTask",
-    "SandboxChoice",
     "as_mapping",
     "error_help",
     "cli_errors",
     "load_config",
     "print_error",
-    "read_cli_task",
-    "read_task_file",
     "report_path",
     "run_task",
     "sandbox_web",
     "search_setup",
     "select_model",
     "stderr_is_terminal",
-    "task_pattern",
     "without_launch",
-    "write_cli_task",
 ]

@@ -18,21 +18,25 @@ import typer
 
 from ditto_nb.cli.flags import check_choice, check_flags, check_origins
 from ditto_nb.cli.paths import check_task_dir
-from ditto_nb.cli.qa_session import TASK_FILE, SandboxChoice, cli_errors, read_task_file, sandbox_web
+from ditto_nb.cli.qa_session import cli_errors, sandbox_web
 from ditto_nb.patterns.common import SearchSetup
+from ditto_nb.patterns.common.task_file import (
+    ModelChoice,
+    SandboxChoice,
+    TaskFileChanges,
+    read_task_file,
+    update_task_file,
+)
 from ditto_nb.patterns.deep_research.plan import LoopResult
 from ditto_nb.patterns.deep_research import (
-    ModelChoice,
     ResearchReport,
     ResearchRequest,
-    create_task,
     open_research,
     parse_request,
-    read_task,
-    remember_model,
     resume_research,
     run_research,
 )
+from ditto_nb.patterns.tasks import create_task
 from ditto_nb.runtime.config import load_runtime_config
 from ditto_nb.runtime.model_choice import resolve_model
 from ditto_nb.web.policy import origin_of
@@ -55,37 +59,24 @@ def resume_research_cli(directory: Path, config_path: Path | None = None) -> Non
 
     Args:
         directory: a research task directory.
-        config_path: ``ditto.yaml`` (default: ``./ditto.yaml`` or the packaged default).
+        config_path: ``ditto.yaml`` (default: the one recorded in ``task.json``, else
+            ``./ditto.yaml`` or the packaged default).
 
     Raises:
         ConfigError: the directory is not a research task.
     """
-    config = load_runtime_config(path=config_path)
-    with sandbox_web(_recorded_sandbox(directory)) as web:
+    task = read_task_file(directory)
+    recorded = task.config if task is not None and config_path is None else None
+    config = load_runtime_config(path=config_path or recorded)
+    with sandbox_web(task.sandbox if task is not None else None) as web:
         search = SearchSetup.from_sandbox(web) if web is not None else SearchSetup.from_config(config)
         _print(asyncio.run(resume_research(directory, config, search)))
 
 
-def _recorded_sandbox(directory: Path) -> SandboxChoice | None:
-    """The sandbox recorded in a research task's ``task.json`` (``"sandbox"``), or None."""
-    data = read_task_file(directory) or {}
-    recorded = data.get("sandbox")
-    return SandboxChoice.model_validate(recorded) if isinstance(recorded, dict) else None
-
-
-def _remember_sandbox(directory: Path, choice: SandboxChoice) -> None:
-    """Merge ``"sandbox": {corpus, port}`` into the research task's ``task.json``."""
-    path = directory / TASK_FILE
-    data = read_task_file(directory) or {}
-    data["sandbox"] = choice.model_dump(mode="json")
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    tmp.replace(path)
-
-
 def is_research_task(directory: Path) -> bool:
     """True when ``directory`` holds a deep research task (``task.json`` of pattern deep_research)."""
-    return read_task(directory) is not None
+    task = read_task_file(directory)
+    return task is not None and task.pattern == "deep_research"
 
 
 def register(app: typer.Typer) -> None:
@@ -131,11 +122,14 @@ def register(app: typer.Typer) -> None:
             check_origins("--allowed-origin", allowed_origin)
             config = load_runtime_config(path=config_path)
             task_dir = check_task_dir(directory or Path(f"research-{uuid.uuid4().hex[:8]}"))
-            existing = read_task(task_dir)
+            recorded = read_task_file(task_dir)
+            if recorded is not None and recorded.pattern != "deep_research":
+                recorded = None  # create_task refuses the directory below
+            existing = parse_request(recorded.request) if recorded is not None else None
             choice = None
             if sandbox is not None:
-                recorded = _recorded_sandbox(task_dir) if existing is not None else None
-                choice = SandboxChoice(corpus=str(sandbox.resolve()), port=recorded.port if recorded else 0)
+                port = recorded.sandbox.port if recorded is not None and recorded.sandbox is not None else 0
+                choice = SandboxChoice(corpus=str(sandbox.resolve()), port=port)
             with sandbox_web(choice) as web:
                 if web is not None and choice is not None:
                     choice = SandboxChoice(corpus=choice.corpus, port=web.port, wiki_host=choice.wiki_host)
@@ -155,12 +149,15 @@ def register(app: typer.Typer) -> None:
                 # One resolver: the provider whose local server open_research starts is the one called.
                 resolved = resolve_model(config, provider, model)
                 model_choice = ModelChoice(provider=resolved.provider, model=resolved.model)
-                create_task(task_dir, request)
-                remember_model(task_dir, model_choice)
+                changes: TaskFileChanges = {"model": model_choice}
+                if config_path is not None:
+                    changes["config"] = str(config_path.resolve())
                 if choice is not None:
-                    _remember_sandbox(task_dir, choice)
+                    changes["sandbox"] = choice
 
                 async def go() -> ResearchReport | LoopResult:
+                    await create_task(task_dir, request, search, memory=resolved.config.memory)
+                    update_task_file(task_dir, **changes)
                     app_ = await open_research(task_dir, request, resolved.config, search)
                     try:
                         return await run_research(app_.runtime, {"request": request, "model": model_choice.model_dump()},

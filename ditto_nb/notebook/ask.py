@@ -256,14 +256,16 @@ def web_qa_runner(env: Any, model_calls: int = 6) -> Runner:
     Returns:
         The runner; its summary is the answer status and text.
     """
-    from ditto_nb.patterns.web_qa import WebQaReport, create_task, open_web_qa, run_web_qa
+    from ditto_nb.patterns.tasks import create_task
+    from ditto_nb.patterns.web_qa import WebQaReport, WebQaRequest, open_web_qa, run_web_qa
 
     async def run(request: BaseModel, task_dir: Path, out: widgets.Output) -> str:
-        await create_task(task_dir, request, env.search, memory=env.config.memory)  # type: ignore[arg-type]
-        app = await open_web_qa(task_dir, request, env.config, env.search)  # type: ignore[arg-type]
+        parsed = await create_task(task_dir, WebQaRequest.parse(request.model_dump()), env.search,
+                                   memory=env.config.memory)
+        app = await open_web_qa(task_dir, parsed, env.config, env.search)
         try:
             async with CellProgress.for_app(app, "web qa", model_calls, out=out) as progress:
-                report = await run_web_qa(app.runtime, {"request": request, "model": env.model}, on_graph=progress)
+                report = await run_web_qa(app.runtime, {"request": parsed, "model": env.model}, on_graph=progress)
         finally:
             await app.close()
         if not isinstance(report, WebQaReport):

@@ -1,6 +1,8 @@
 """One ``create_task`` / ``open_task`` / ``run_task`` / ``resume_task`` shape for both patterns.
 
-The request's class chooses the pattern (:class:`~ditto_nb.patterns.web_qa.WebQaRequest` or
+``create_task`` is the only way a task directory is made: it validates the request, writes
+``task.json`` (:mod:`ditto_nb.patterns.common.task_file`: pattern + request) and binds the
+task's Memory. The request's class chooses the pattern (:class:`~ditto_nb.patterns.web_qa.WebQaRequest` or
 :class:`~ditto_nb.patterns.deep_research.ResearchRequest`); a directory's pattern and request are
 read back from its Memory through :class:`~ditto_nb.patterns.common.TaskView`, and the model by
 :func:`ditto_nb.runtime.model_choice.resolve_model` (explicit > recorded with the task >
@@ -14,11 +16,10 @@ read back from its Memory through :class:`~ditto_nb.patterns.common.TaskView`, a
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from typing_extensions import Unpack
 
@@ -26,47 +27,85 @@ from ditto_nb.errors import ConfigError, InvalidRequest
 from ditto_nb.patterns.common import SearchSetup, TaskApp, TaskRequest, load_task
 from ditto_nb.patterns.common.app import OpenOptions
 from ditto_nb.patterns.common.task import bind_task
-from ditto_nb.patterns.deep_research import ResearchReport, ResearchRequest
-from ditto_nb.patterns.deep_research import create_task as create_research_marker
-from ditto_nb.patterns.deep_research import open_research, run_research
+from ditto_nb.patterns.common.task_file import PatternName, TaskFile, claim_task_file, read_task_file, write_task_file
+from ditto_nb.patterns.deep_research import ResearchReport, ResearchRequest, open_research, run_research
 from ditto_nb.patterns.deep_research.plan import LoopResult
 from ditto_nb.patterns.web_qa import WebQaReport, WebQaRequest, open_web_qa, run_web_qa
 from ditto_nb.patterns.web_qa.app import Checkpoint
-from ditto_nb.patterns.web_qa import create_task as create_web_qa_task
-from ditto_nb.runtime.config import RuntimeConfig
+from ditto_nb.runtime.config import MemoryConfig, RuntimeConfig
 from ditto_nb.runtime.model_choice import resolve_model
+from ditto_nb.web.config import SearchConfig
 
 TaskResult = WebQaReport | ResearchReport | Checkpoint | LoopResult
 """A published report, or a checkpoint ``{"status": "checkpoint", "stage", ...}``."""
 
-_TASK_FILE = "task.json"
+R = TypeVar("R", bound=TaskRequest)
+
+PATTERNS: dict[PatternName, type[TaskRequest]] = {"web_qa": WebQaRequest, "deep_research": ResearchRequest}
+"""The request class of each pattern name (as ``task.json`` records it)."""
 
 
-async def create_task(
-    directory: str | os.PathLike[str], request: TaskRequest, search: SearchSetup | None = None
-) -> TaskRequest:
-    """Create (or re-open) a task directory bound to ``request`` in its Memory.
-
-    Args:
-        directory: the task directory (created if missing).
-        request: a :class:`WebQaRequest` or :class:`ResearchRequest`.
-        search: the search setup (checked against the request's origins for Web QA).
-
-    Returns:
-        The request.
+def pattern_of(request: TaskRequest) -> PatternName:
+    """The pattern name of a request (``web_qa`` or ``deep_research``).
 
     Raises:
         InvalidRequest: not a request of a known pattern.
-        RequestChanged: the directory is bound to a different request.
-        TaskLocked: another process holds the directory.
     """
-    if isinstance(request, WebQaRequest):
-        return await create_web_qa_task(directory, request, search)
-    if isinstance(request, ResearchRequest):
-        create_research_marker(directory, request)
-        await bind_task(directory, request)
-        return request
+    for name, cls in PATTERNS.items():
+        if isinstance(request, cls):
+            return name
     raise InvalidRequest(f"not a Web QA or research request: {type(request).__name__}")
+
+
+async def create_task(
+    directory: str | os.PathLike[str], request: R, search: SearchSetup | SearchConfig | None = None, *,
+    memory: MemoryConfig | None = None,
+) -> R:
+    """Create (or re-open) a task directory: ``task.json`` (pattern + request) and its Memory binding.
+
+    Args:
+        directory: the task directory (created if missing).
+        request: a :class:`WebQaRequest` or :class:`ResearchRequest` (validated again here).
+        search: the search setup, ``ditto_nb.web.search_config()``'s result, or None for the
+            configured default; for Web QA it is checked against the request's origins.
+        memory: the Memory backend (pass ``config.memory``); None → SQLite in the directory.
+
+    Returns:
+        The validated request.
+
+    Raises:
+        InvalidRequest: the request is invalid, or not a request of a known pattern.
+        RequestChanged: ``task.json`` or the Memory holds another pattern or another request.
+        ConfigError: ``task.json`` is damaged.
+        TaskLocked: another process holds the directory.
+        StorageError: the Memory cannot be written.
+    """
+    pattern = pattern_of(request)
+    parsed = type(request).parse(request.model_dump(mode="json"))
+    if pattern == "web_qa":
+        SearchSetup.coerce(search).page_policy(parsed.allowed_origins)
+    existing = claim_task_file(directory, pattern, parsed)  # checked before anything is written
+    await bind_task(directory, parsed, memory)  # makes the directory
+    if existing is None:
+        write_task_file(directory, TaskFile(pattern=pattern, request=parsed.model_dump(mode="json")))
+    return parsed
+
+
+def read_task(directory: str | os.PathLike[str]) -> TaskRequest | None:
+    """The request recorded in a directory's ``task.json``, parsed by its pattern's class.
+
+    Args:
+        directory: a task directory.
+
+    Returns:
+        A :class:`WebQaRequest` or :class:`ResearchRequest`, or None without ``task.json``.
+
+    Raises:
+        ConfigError: ``task.json`` is damaged.
+        InvalidRequest: the recorded request is not valid for its pattern.
+    """
+    task = read_task_file(directory)
+    return None if task is None else PATTERNS[task.pattern].parse(task.request)
 
 
 async def open_task(
@@ -114,14 +153,8 @@ async def run_task(
 
 
 def _recorded_model(directory: Path) -> dict[str, str] | None:
-    marker = directory / _TASK_FILE
-    if not marker.is_file():
-        return None
-    data = json.loads(marker.read_text(encoding="utf-8"))
-    recorded = data.get("model") or (data.get("cli") or {})
-    if recorded.get("provider") and recorded.get("model"):
-        return {"provider": str(recorded["provider"]), "model": str(recorded["model"])}
-    return None
+    task = read_task_file(directory)
+    return task.model.model_dump() if task is not None and task.model is not None else None
 
 
 async def resume_task(
@@ -159,4 +192,4 @@ async def resume_task(
         await app.close()
 
 
-__all__ = ["TaskResult", "create_task", "open_task", "resume_task", "run_task"]
+__all__ = ["PATTERNS", "TaskResult", "create_task", "open_task", "pattern_of", "read_task", "resume_task", "run_task"]

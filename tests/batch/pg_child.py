@@ -11,7 +11,8 @@ import sys
 from typing import Any
 
 from ditto_nb.patterns.common import SearchSetup
-from ditto_nb.patterns.web_qa import WebQaRequest, create_task, open_web_qa, run_web_qa
+from ditto_nb.patterns.tasks import create_task
+from ditto_nb.patterns.web_qa import WebQaRequest, open_web_qa, run_web_qa
 from ditto_nb.runtime.config import ContextConfig, MemoryConfig, ModelSelection, ProviderConfig, RuntimeConfig
 
 

@@ -34,7 +34,7 @@ def test_ask_with_the_defaults_answers_the_two_hop_example_from_the_bridge_page(
                                      str(task_dir), "--id", task_id, "--config", str(cli_config), "--quiet"])
     assert result.exit_code == 0, result.output
     task = json.loads((task_dir / "task.json").read_text(encoding="utf-8"))
-    assert (task["cli"]["request"]["max_queries"], task["cli"]["request"]["max_pages"]) == (2, 6)
+    assert (task["request"]["max_queries"], task["request"]["max_pages"]) == (2, 6)
     report = json.loads((task_dir / "output" / "report.json").read_text(encoding="utf-8"))
     assert report["answer"]["status"] == "answered" and EXAMPLE.answer in report["answer"]["text"]
     assert report["queries"][1:] == ["Paris"]  # the second hop looked the bridge up

@@ -64,7 +64,7 @@ def test_ask_show_resume_round_trip(
     assert "stopped after stage 'searched'" in first.stdout
     assert script.seen == ["plan"]
     task_file = json.loads((task_dir / "task.json").read_text())
-    assert task_file["pattern"] == "web_qa" and task_file["cli"]["sandbox"]["port"] > 0
+    assert task_file["pattern"] == "web_qa" and task_file["sandbox"]["port"] > 0
 
     checkpoint = runner.invoke(cli_app, ["show", str(task_dir)])
     assert checkpoint.exit_code == 0, checkpoint.output

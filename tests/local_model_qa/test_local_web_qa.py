@@ -19,7 +19,8 @@ import trustme
 
 from ditto_nb.local_model import ensure_local_provider
 from ditto_nb.patterns.common import SearchSetup
-from ditto_nb.patterns.web_qa import WebQaReport, WebQaRequest, create_task, open_web_qa, run_web_qa
+from ditto_nb.patterns.tasks import create_task
+from ditto_nb.patterns.web_qa import WebQaReport, WebQaRequest, open_web_qa, run_web_qa
 from ditto_nb.patterns.web_qa.schemas import STATUSES
 from ditto_nb.runtime import ModelSelection, RuntimeConfig, load_runtime_config
 from ditto_nb.sandbox import SandboxWeb, demo_corpus_path, demo_questions_path, load_corpus, load_hotpotqa_questions

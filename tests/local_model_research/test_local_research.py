@@ -25,10 +25,10 @@ from ditto_nb.patterns.deep_research import (
     STOP_REASONS,
     ResearchReport,
     ResearchRequest,
-    create_task,
     open_research,
     run_research,
 )
+from ditto_nb.patterns.tasks import create_task
 from ditto_nb.runtime import ModelSelection, RuntimeConfig, load_runtime_config
 from ditto_nb.sandbox import SandboxWeb, demo_corpus_path, demo_questions_path, load_corpus, load_hotpotqa_questions
 from ditto_nb.web import SnapshotStore
@@ -74,7 +74,7 @@ async def test_local_model_publishes_a_verified_research_report(
     })
     search = SearchSetup.from_sandbox(demo_web)
     task_dir = tmp_path / "task"
-    create_task(task_dir, request)
+    await create_task(task_dir, request)
     app = await open_research(task_dir, request, local_config, search)
     try:
         model = {"provider": "local", "model": local_config.model.model}

@@ -11,6 +11,9 @@ Stable public API:
 - resume: :func:`build_resume_graph`, :func:`read_resume`, :class:`ResumeState`, :func:`used_sources`
 - tools: :func:`build_task_tools`, :func:`check_quotes`; publish: :func:`publish_report`
 - search: :class:`SearchSetup`; app: :func:`open_task_app`, :class:`TaskApp`
+- task file (``task.json``, :mod:`~ditto_nb.patterns.common.task_file`): :class:`TaskFile`,
+  :class:`ModelChoice`, :class:`SandboxChoice`, :func:`read_task_file`, :func:`require_task_file`,
+  :func:`write_task_file`, :func:`update_task_file`
 """
 
 from ditto_nb.patterns.common.app import TaskApp, open_task_app
@@ -40,6 +43,15 @@ from ditto_nb.patterns.common.publish import publish_report, report_json_text
 from ditto_nb.patterns.common.request import TaskRequest
 from ditto_nb.patterns.common.resume import ResumeState, build_resume_graph, read_resume, used_sources
 from ditto_nb.patterns.common.search import SearchSetup
+from ditto_nb.patterns.common.task_file import (
+    ModelChoice,
+    SandboxChoice,
+    TaskFile,
+    read_task_file,
+    require_task_file,
+    update_task_file,
+    write_task_file,
+)
 from ditto_nb.patterns.common.view import TaskView, load_task
 from ditto_nb.patterns.common.tools import build_task_tools, check_quotes
 
@@ -51,10 +63,13 @@ __all__ = [
     "LEDGER_PREFIX",
     "REQUEST_KEY",
     "STAGE_PREFIX",
+    "ModelChoice",
     "ResumeState",
+    "SandboxChoice",
     "SearchSetup",
     "StageCommit",
     "TaskApp",
+    "TaskFile",
     "TaskRequest",
     "TaskScope",
     "TaskView",
@@ -72,8 +87,12 @@ __all__ = [
     "open_task_app",
     "publish_report",
     "read_resume",
+    "read_task_file",
     "report_json_text",
+    "require_task_file",
     "run_step",
     "unwrap_tool_error",
+    "update_task_file",
     "used_sources",
+    "write_task_file",
 ]

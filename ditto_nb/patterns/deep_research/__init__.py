@@ -10,10 +10,7 @@ publishing to ``output/report.md`` and ``output/report.json``.
 from ditto_nb.patterns.deep_research.app import (
     ModelChoice,
     ResearchInput,
-    create_task,
     open_research,
-    read_task,
-    remember_model,
     resume_research,
     run_research,
 )
@@ -34,12 +31,9 @@ __all__ = [
     "ResearchInput",
     "ResearchReport",
     "ResearchRequest",
-    "create_task",
     "default_request",
     "open_research",
     "parse_request",
-    "read_task",
-    "remember_model",
     "render_markdown",
     "resume_research",
     "run_research",

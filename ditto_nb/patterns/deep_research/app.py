@@ -1,27 +1,26 @@
-"""Public entry points of deep research: create a task, open its app, run it, resume it.
+"""Public entry points of deep research: open a task's app, run it, resume it.
 
-``create_task`` validates the request and marks the directory as a research task
-(``task.json``: pattern, request, model — a pointer for ``ditto-nb resume``; Memory stays
-authoritative). ``open_research`` registers the four public Workers; ``run_research`` runs the
-whole task in ONE ``runtime.loop`` of :func:`~ditto_nb.patterns.deep_research.plan.run_research_loop`.
+A task directory is made by :func:`ditto_nb.patterns.tasks.create_task` (``task.json``:
+:mod:`ditto_nb.patterns.common.task_file`; Memory stays authoritative). ``open_research``
+registers the four public Workers; ``run_research`` runs the whole task in ONE ``runtime.loop``
+of :func:`~ditto_nb.patterns.deep_research.plan.run_research_loop`.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from collections.abc import Callable, Mapping
-from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 from typing_extensions import Unpack
 
-from ditto_nb.errors import ConfigError, InvalidRequest, RequestChanged
+from ditto_nb.errors import ConfigError, InvalidRequest
 from ditto_nb.patterns.common import SearchSetup, TaskApp
 from ditto_nb.patterns.common.app import OpenOptions, open_pattern_app
 from ditto_nb.patterns.common.failures import run_recorded
+from ditto_nb.patterns.common.task_file import ModelChoice, require_task_file
 from ditto_nb.web.config import SearchConfig
 from ditto_nb.patterns.common.records import JsonObject
 from ditto_nb.patterns.deep_research.plan import LoopInput, LoopResult, run_research_loop
@@ -34,18 +33,7 @@ from ditto_nb.runtime.loop import OnGraph
 from ditto_nb.runtime.runtime import Runtime
 from ditto_nb.runtime.signal import Signal
 
-TASK_FILE = "task.json"
-PATTERN = "deep_research"
 StopAfter = Literal["plan", "round", "report"]
-
-
-class ModelChoice(BaseModel):
-    """Which model answers the research calls."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    provider: str
-    model: str
 
 
 class ResearchInput(BaseModel):
@@ -55,71 +43,6 @@ class ResearchInput(BaseModel):
 
     request: ResearchRequest
     model: ModelChoice
-
-
-def create_task(
-    directory: str | os.PathLike[str], request: ResearchRequest | JsonObject, search: SearchSetup | None = None
-) -> ResearchRequest:
-    """Validate ``request`` and mark ``directory`` as its research task directory.
-
-    Args:
-        directory: the task directory (created if missing).
-        request: the request (or its JSON form).
-        search: unused except for symmetry with the reference API (provider choice is passed to
-            :func:`open_research`).
-
-    Returns:
-        The validated request.
-
-    Raises:
-        InvalidRequest: the request is outside its documented ranges.
-        RequestChanged: the directory already holds a different research request.
-    """
-    del search
-    parsed = parse_request(dict(request) if isinstance(request, Mapping) else request)
-    task_dir = Path(directory)
-    task_dir.mkdir(parents=True, exist_ok=True)
-    marker = task_dir / TASK_FILE
-    payload = {"pattern": PATTERN, "request": parsed.model_dump(mode="json")}
-    if marker.exists():
-        existing = _load_marker(marker)
-        if existing.get("request") != payload["request"]:
-            raise RequestChanged(f"{task_dir} already holds a different research request; use a new directory")
-        return parsed
-    marker.write_text(json.dumps(payload, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    return parsed
-
-
-def _load_marker(marker: Path) -> JsonObject:
-    try:
-        data = json.loads(marker.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"cannot read {marker}: {exc}", help=f"Repair or remove {marker}, or use a new directory.") from None
-    if not isinstance(data, dict):
-        raise ConfigError(f"{marker} is not a JSON object", help=f"Repair or remove {marker}, or use a new directory.")
-    return data
-
-
-def read_task(directory: str | os.PathLike[str]) -> ResearchRequest | None:
-    """The research request a directory was created for, or None when it is not a research task.
-
-    Args:
-        directory: a task directory.
-
-    Returns:
-        The request from ``task.json`` when its pattern is ``deep_research``.
-
-    Raises:
-        ConfigError: ``task.json`` is unreadable or not a JSON object.
-        InvalidRequest: the stored request is not a valid research request.
-    """
-    marker = Path(directory) / TASK_FILE
-    if not marker.exists():
-        return None
-    data = _load_marker(marker)
-    if data.get("pattern") != PATTERN:
-        return None
-    return parse_request(data.get("request"))  # type: ignore[arg-type]
 
 
 async def open_research(
@@ -211,7 +134,7 @@ async def resume_research(
     """Resume the research task of ``directory`` (for ``ditto-nb resume DIR``).
 
     Args:
-        directory: a directory made by :func:`create_task`.
+        directory: a research task directory (made by :func:`ditto_nb.patterns.tasks.create_task`).
         config: runtime configuration.
         search: search setup.
         model: explicit model choice; None resolves it (``task.json``'s, else ``ditto.yaml``'s) by
@@ -223,14 +146,17 @@ async def resume_research(
         What :func:`run_research` returns.
 
     Raises:
-        ConfigError: the directory is not a research task or no model is configured.
+        ConfigError: the directory is not a research task (its ``task.json`` is missing, damaged
+            or of another pattern) or no model is configured.
+        InvalidRequest: the recorded request is not a valid research request.
     """
-    request = read_task(directory)
-    if request is None:
-        raise ConfigError(f"{directory} is not a deep research task directory (no {TASK_FILE})")
-    data = json.loads((Path(directory) / TASK_FILE).read_text(encoding="utf-8"))
+    task = require_task_file(directory)
+    if task.pattern != "deep_research":
+        raise ConfigError(f"{directory} holds a {task.pattern} task, not a deep research task",
+                          help="Resume it with `ditto-nb resume DIR`, which picks the task's pattern.")
+    request = parse_request(task.request)
     resolved = resolve_model(config, model.provider if model else None, model.model if model else None,
-                             recorded=data.get("model"))
+                             recorded=task.model.model_dump() if task.model else None)
     model = ModelChoice(provider=resolved.provider, model=resolved.model)
     app = await open_research(directory, request, resolved.config, search, base_urls=base_urls)
     try:
@@ -239,26 +165,10 @@ async def resume_research(
         await app.close()
 
 
-def remember_model(directory: str | os.PathLike[str], model: ModelChoice) -> None:
-    """Record the model choice in ``task.json`` so ``resume`` reuses it.
-
-    Args:
-        directory: a research task directory.
-        model: the model choice.
-    """
-    marker = Path(directory) / TASK_FILE
-    data = _load_marker(marker)
-    data["model"] = model.model_dump()
-    marker.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-
-
 __all__ = [
     "ModelChoice",
     "ResearchInput",
-    "create_task",
     "open_research",
-    "read_task",
-    "remember_model",
     "resume_research",
     "run_research",
 ]

@@ -1,4 +1,7 @@
-"""Web QA entry points: create a task, open its app, run it (SPEC §3, §5)."""
+"""Web QA entry points: open a task's app, run it (SPEC §3, §5).
+
+A task directory is made by :func:`ditto_nb.patterns.tasks.create_task`.
+"""
 
 from __future__ import annotations
 
@@ -12,50 +15,19 @@ from ditto_nb.web.config import SearchConfig
 from ditto_nb.patterns.common import SearchSetup, TaskApp, build_task_tools
 from ditto_nb.patterns.common.app import OpenOptions, open_pattern_app
 from ditto_nb.patterns.common.failures import run_recorded
-from ditto_nb.patterns.common.task import bind_task
 from ditto_nb.patterns.web_qa.plan import run_web_qa_loop
 from ditto_nb.patterns.web_qa.rule_set import RULE_NAMES
 from ditto_nb.patterns.web_qa.rules import rules_off as resolve_rules_off
 from ditto_nb.patterns.web_qa.report import WebQaReport, published_report
 from ditto_nb.patterns.web_qa.request import WebQaRequest
 from ditto_nb.patterns.web_qa.stage_models import WebQaReportJson
-from ditto_nb.runtime.config import MemoryConfig, RuntimeConfig
+from ditto_nb.runtime.config import RuntimeConfig
 from ditto_nb.runtime.loop import OnGraph
 from ditto_nb.runtime.runtime import Runtime
 from ditto_nb.runtime.signal import Signal
 
 Checkpoint = dict[str, str]
 """``{"status": "checkpoint", "stage": <stage>}``."""
-
-
-async def create_task(
-    directory: str | os.PathLike[str],
-    request: WebQaRequest | Mapping[str, Any],
-    search: SearchSetup | SearchConfig | None = None,
-    *,
-    memory: MemoryConfig | None = None,
-) -> WebQaRequest:
-    """Create (or re-open) a task directory bound to ``request``.
-
-    Args:
-        directory: the task directory (created if missing).
-        request: the trusted request.
-        search: a :class:`SearchSetup`, ``ditto_nb.web.search_config()``'s result, or None for the
-            configured default (validated against the request's origins here).
-        memory: the Memory backend (pass ``config.memory``); None → SQLite in the directory.
-
-    Returns:
-        The validated request.
-
-    Raises:
-        InvalidRequest: the request is invalid.
-        RequestChanged: the directory is bound to a different request.
-        TaskLocked: another process holds the directory.
-    """
-    req = WebQaRequest.parse(request)
-    SearchSetup.coerce(search).page_policy(req.allowed_origins)
-    await bind_task(directory, req, memory)
-    return req
 
 
 async def open_web_qa(
@@ -72,7 +44,7 @@ async def open_web_qa(
         request: the request (its allowed origins shape the page-read policy).
         config: runtime configuration (model providers, ``context.redis_url``).
         search: provider choice and policy extras (``permitted_origins`` = current grant); a
-            ``SearchConfig`` or None is accepted as in :func:`create_task`.
+            ``SearchConfig`` or None is accepted (None: the configured default).
         options: :class:`~ditto_nb.patterns.common.app.OpenOptions` (``env``, ``base_urls``,
             ``provider``; the default provider is ``search.build_provider()``).
 
@@ -138,4 +110,4 @@ async def run_web_qa(
     return WebQaReport.model_validate(published_report(cast(WebQaReportJson, result)))  # what report.json holds
 
 
-__all__ = ["Checkpoint", "create_task", "open_web_qa", "run_web_qa"]
+__all__ = ["Checkpoint", "open_web_qa", "run_web_qa"]

@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from ditto_nb.patterns.common import SearchSetup
-from ditto_nb.patterns.deep_research import ResearchRequest, create_task, open_research, run_research
+from ditto_nb.patterns.deep_research import ResearchRequest, open_research, run_research
+from ditto_nb.patterns.tasks import create_task
 from ditto_nb.runtime.config import RuntimeConfig
 
 EVIDENCE_LINE = re.compile(r"^\[(E\d+)\] \((\S+)\) (.*)$", re.M)
@@ -113,7 +114,7 @@ async def run_once(
     web: Any, config: RuntimeConfig, directory: Path, request: ResearchRequest, stop_after: str | None = None
 ) -> Any:
     """Create/open the task, run it once, close it."""
-    create_task(directory, request)
+    await create_task(directory, request)
     app = await open_research(directory, request, config, SearchSetup.from_sandbox(web))
     try:
         return await run_research(app.runtime, {"request": request, "model": {"provider": "scripted",

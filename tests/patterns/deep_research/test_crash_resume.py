@@ -19,7 +19,8 @@ from tests.patterns.deep_research.helpers import bridge_corpus, bridge_script, m
 CHILD = """
 import asyncio, json, sys
 from ditto_nb.patterns.common import SearchSetup
-from ditto_nb.patterns.deep_research import ResearchRequest, create_task, open_research, run_research
+from ditto_nb.patterns.deep_research import ResearchRequest, open_research, run_research
+from ditto_nb.patterns.tasks import create_task
 from ditto_nb.runtime.config import ContextConfig, ModelSelection, ProviderConfig, RuntimeConfig
 a = json.loads(sys.argv[1])
 config = RuntimeConfig(model=ModelSelection(provider="scripted", model="scripted"),
@@ -29,7 +30,7 @@ search = SearchSetup(provider="mediawiki", mediawiki_api_url=a["api_url"], ca_bu
                      resolve_overrides=a["overrides"])
 request = ResearchRequest.model_validate(a["request"])
 async def main():
-    create_task(a["dir"], request)
+    await create_task(a["dir"], request)
     app = await open_research(a["dir"], request, config, search)
     try:
         await run_research(app.runtime, {"request": request, "model": {"provider": "scripted", "model": "scripted"}})

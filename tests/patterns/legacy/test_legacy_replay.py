@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from ditto_nb.patterns.common import SearchSetup
-from ditto_nb.patterns.deep_research import open_research, read_task, run_research
+from ditto_nb.patterns.deep_research import open_research, run_research
+from ditto_nb.patterns.tasks import read_task
 from ditto_nb.patterns.web_qa import WebQaReport, WebQaRequest, open_web_qa, run_web_qa
 from ditto_nb.testing.scripted_model import ScriptedModel
 
