@@ -15,7 +15,6 @@ from typing import Any
 import pytest
 
 from ditto_nb.errors import ConfigError, RequestChanged
-from ditto_nb.patterns.common import SearchSetup
 from ditto_nb.patterns.common.task import bind_task
 from ditto_nb.patterns.common.task_file import (
     ModelChoice,
@@ -30,6 +29,7 @@ from ditto_nb.patterns.deep_research import ResearchRequest, resume_research
 from ditto_nb.patterns.tasks import create_task, read_task, resume_task
 from ditto_nb.patterns.web_qa import WebQaRequest
 from ditto_nb.workers.task_memory import has_task_memory
+from tests.patterns.legacy.offline import offline_search
 
 LEGACY = Path(__file__).parents[1] / "legacy" / "tasks"
 WEB_QA_REQUEST: dict[str, Any] = json.loads((LEGACY / "web_qa.request.json").read_text(encoding="utf-8"))
@@ -47,12 +47,6 @@ def _on_disk(directory: Path) -> dict[str, Any]:
     return data
 
 
-def _offline_search(origins: list[str]) -> SearchSetup:
-    """Search settings that reach nothing: a replay must not need them."""
-    wiki = next(o for o in origins if "wiki.test" in o)
-    return SearchSetup(provider="mediawiki", mediawiki_api_url=f"{wiki}/w/api.php")
-
-
 # --- directories written by the previous code ----------------------------------------------------
 async def test_old_web_qa_cli_directory_resumes_and_is_migrated(
     tmp_path: Path, scripted_model: Any, scripted_config: Any
@@ -64,7 +58,7 @@ async def test_old_web_qa_cli_directory_resumes_and_is_migrated(
                                                      "config": "/etc/ditto.yaml", "sandbox": sandbox}})
     before = json.loads((directory / "output" / "report.json").read_text(encoding="utf-8"))
 
-    report = await resume_task(directory, scripted_config(), _offline_search(WEB_QA_REQUEST["allowed_origins"]))
+    report = await resume_task(directory, scripted_config(), offline_search(WEB_QA_REQUEST["allowed_origins"]))
 
     assert len(scripted_model.requests) == 0
     assert report.model_dump(mode="json")["answer"]["claims"] == before["answer"]["claims"]
@@ -82,7 +76,7 @@ async def test_old_research_directory_resumes_and_is_migrated(
     _write(directory, {"pattern": "deep_research", "request": RESEARCH_REQUEST, "model": SCRIPTED, "sandbox": sandbox})
     before = json.loads((directory / "output" / "report.json").read_text(encoding="utf-8"))
 
-    report = await resume_research(directory, scripted_config(), _offline_search(RESEARCH_REQUEST["allowed_origins"]))
+    report = await resume_research(directory, scripted_config(), offline_search(RESEARCH_REQUEST["allowed_origins"]))
 
     assert len(scripted_model.requests) == 0
     after = report.model_dump(mode="json") if hasattr(report, "model_dump") else report
@@ -112,7 +106,7 @@ async def test_directory_bound_by_the_old_ask_reopens_and_refuses_another_reques
     await bind_task(directory, request)  # what the old web_qa create_task did, then the CLI wrote:
     _write(directory, {"pattern": "web_qa", "cli": {"request": WEB_QA_REQUEST, **SCRIPTED, "config": None,
                                                      "sandbox": None}})
-    search = _offline_search(WEB_QA_REQUEST["allowed_origins"])
+    search = offline_search(WEB_QA_REQUEST["allowed_origins"])
 
     assert await create_task(directory, request, search) == request
     task = require_task_file(directory)
@@ -127,7 +121,7 @@ async def test_directory_bound_by_the_old_ask_reopens_and_refuses_another_reques
 async def test_task_file_alone_refuses_a_different_request(tmp_path: Path, pattern: str) -> None:
     cls, data = (WebQaRequest, WEB_QA_REQUEST) if pattern == "web_qa" else (ResearchRequest, RESEARCH_REQUEST)
     request = cls.parse(data)
-    search = _offline_search(data["allowed_origins"])
+    search = offline_search(data["allowed_origins"])
     directory = tmp_path / "t"
     assert await create_task(directory, request, search) == request
     assert _on_disk(directory) == {"version": 2, "pattern": pattern, "request": data, "model": None, "config": None,
@@ -144,7 +138,7 @@ async def test_a_directory_of_the_other_pattern_is_refused(tmp_path: Path) -> No
     _write(tmp_path, {"pattern": "deep_research", "request": RESEARCH_REQUEST})
     with pytest.raises(RequestChanged, match="deep_research task"):
         await create_task(tmp_path, WebQaRequest.parse(WEB_QA_REQUEST),
-                          _offline_search(WEB_QA_REQUEST["allowed_origins"]))
+                          offline_search(WEB_QA_REQUEST["allowed_origins"]))
 
 
 # --- damaged files ----------------------------------------------------------------------------------

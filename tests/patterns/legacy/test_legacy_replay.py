@@ -8,20 +8,14 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from ditto_nb.patterns.common import SearchSetup
 from ditto_nb.patterns.deep_research import open_research, run_research
 from ditto_nb.patterns.tasks import read_task
 from ditto_nb.patterns.web_qa import WebQaReport, WebQaRequest, open_web_qa, run_web_qa
 from ditto_nb.testing.scripted_model import ScriptedModel
+from tests.patterns.legacy.offline import offline_search
 
 TASKS = Path(__file__).parent / "tasks"
 MODEL = {"provider": "scripted", "model": "scripted"}
-
-
-def _offline_search(origins: tuple[str, ...]) -> SearchSetup:
-    """Search settings that could not reach anything: replay must not need them."""
-    wiki = next(o for o in origins if "wiki.test" in o)
-    return SearchSetup(provider="mediawiki", mediawiki_api_url=f"{wiki}/w/api.php")
 
 
 async def test_legacy_research_task_replays_with_zero_calls(
@@ -32,7 +26,7 @@ async def test_legacy_research_task_replays_with_zero_calls(
     before = json.loads((directory / "output" / "report.json").read_text())
     request = read_task(directory)
     assert request is not None
-    app = await open_research(directory, request, scripted_config(), _offline_search(request.allowed_origins))
+    app = await open_research(directory, request, scripted_config(), offline_search(request.allowed_origins))
     try:
         report = await run_research(app.runtime, {"request": request, "model": MODEL})
     finally:
@@ -52,7 +46,7 @@ async def test_legacy_web_qa_task_replays_with_zero_calls(
     shutil.copytree(TASKS / "web_qa", directory)
     before = json.loads((directory / "output" / "report.json").read_text())
     request = WebQaRequest.parse(json.loads((TASKS / "web_qa.request.json").read_text()))
-    app = await open_web_qa(directory, request, scripted_config(), _offline_search(request.allowed_origins))
+    app = await open_web_qa(directory, request, scripted_config(), offline_search(request.allowed_origins))
     try:
         report = await run_web_qa(app.runtime, {"request": request, "model": MODEL})
     finally:
