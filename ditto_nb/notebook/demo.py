@@ -119,6 +119,8 @@ class DemoResponder:
                                      "quote": _first_sentence(text)} for eid, _origin, text in best]}
         if purpose == "review":
             return {"ok": True, "problems": []}
+        if purpose == "compare":  # the stand-in does not compare: the comparison declines, naming no value
+            return {"first": "", "second": "", "answer": "", "status": "insufficient-evidence"}
         return {}
 
     def _question(self, user: str) -> str:

@@ -9,9 +9,8 @@ Repair runs only when the answer does not stand on the draft's verified, support
 answer-level problem, or no valid claim at all); when it does, failed claims are withheld with
 their reasons at once and no repair call is spent. Repair sends back only the claims that failed
 (with their problems); claims that passed every check stay as they are, and only the repaired
-claims are regraded. A repaired answer that is a
-sentence rather than a few words (:func:`~ditto_nb.patterns.web_qa.answer_checks.is_sentence`) is
-not published. After the one repair, failing
+claims are regraded. A comparison declined or left with one side unquoted goes to the compare step
+instead (:mod:`~ditto_nb.patterns.web_qa.compare_step`). After the one repair, failing
 claims are withheld with their reasons (:mod:`ditto_nb.patterns.web_qa.withheld`: Memory
 ``withheld``; ``answer.withheld`` of the report stage, left out of the published files): when no
 claim passed and the repair did not conclude ``insufficient-evidence``, the run raises
@@ -58,6 +57,8 @@ from ditto_nb.patterns.common.retrieval import comparison_entities
 from ditto_nb.patterns.web_qa.rule_set import KEEP_FIRST_ANSWER, RULE_NAMES, RULES
 from ditto_nb.patterns.web_qa.rules import DraftAnswer, LayerResult, RuleContext, rules_off, run_rules
 from ditto_nb.patterns.web_qa.side_by_side import missing_sides
+from ditto_nb.patterns.web_qa.compare_step import compare_round, wants_compare
+from ditto_nb.patterns.web_qa.draft_round import draft_round
 from ditto_nb.patterns.web_qa.hop import hop_stages, merge_hop, plan_hop
 from ditto_nb.patterns.web_qa.evaluate import (
     Evaluation,
@@ -96,30 +97,6 @@ class WebQaOptions(TypedDict, total=False):
     rules_off: list[str]
 
 
-def _verify_and_ground(run: RunState, g: Any, purpose: str, answer_get: Any, answer_done: tuple[str, ...],
-                       labels: Mapping[str, str], chunks: list[ChunkRecord], question: str) -> Any:
-    """Add the quote-verification tool node and the grounding call that follow a draft."""
-    verify_id = f"verify:{purpose}"
-
-    by_id = {str(c["chunk_id"]): c for c in chunks}
-
-    def verify_input(outputs: NodeOutputs) -> ToolCall:
-        cites = draft_citations(schemas.AnswerOutput.model_validate(answer_get(outputs)), labels, by_id)
-        return {"tool": "verify_quotes", "args": {"citations": cites, "chunks": chunks}}
-
-    g.node(verify_id, INTERACTION_ACT_TOOL, verify_input, after=answer_done)
-    ground_purpose = "ground" if purpose == "answer" else "regrade"
-    deps = answer_done
-
-    def ground_messages(outputs: NodeOutputs) -> list[dict[str, str]]:
-        draft = schemas.AnswerOutput.model_validate(answer_get(outputs))
-        return prompts.ground_messages(ground_purpose, question, draft_citations(draft, labels, by_id),
-                                       draft.answer if draft.status == "answered" else "", chunks)
-
-    ground_get = run.add_model_call(g, ground_purpose, ground_messages, schemas.GroundOutput, after=deps)
-    return verify_id, ground_get
-
-
 def _report_stage(run: RunState, plan: PlanJson, read: ReadJson,
                   selected: SelectedJson) -> Step[WebQaReportJson]:
     req = run.request
@@ -149,12 +126,23 @@ def _report_stage(run: RunState, plan: PlanJson, read: ReadJson,
         hop_searched: SearchedJson = run.stages.get("hop-searched") or {"results": []}
         bridges = [str(r.get("query", "")) for r in hop_searched.get("results") or []]
         context = RuleContext(question=question, compared=tuple(compared), chunks=tuple(chunks), bridges=tuple(bridges))
-        draft, result = yield from _draft_round(run, "answer", question, chunks, labels, selected,
+        draft, result = yield from draft_round(run, "answer", question, compared, chunks, labels, selected,
                                                 conflicts_out, [], [], [])
         layer = _layer(run, replace(context, fits=result.fits, fits_reason=result.fits_reason), draft,
                        result.valid_claims, "answer")
         fired, draft, claims, answer_issues = list(layer.fired), _with(draft, layer), layer.draft.claims, layer.problems
-        if result.problems and not answer_issues and claims:
+        compared_out = (yield from compare_round(run, context, draft, claims, selected["candidates"])
+                 ) if wants_compare(context, layer, run.rules_off) else None
+        if compared_out is not None:
+            # A comparison declined or one-sided: answered from each side's quotes (compare_step).
+            sides_draft, sides_claims, sides_fired = compared_out
+            layer = _layer(run, replace(context, repaired=True), sides_draft, sides_claims, "compare")
+            fired += [sides_fired, *layer.fired]
+            draft, claims, answer_issues, withheld = _with(sides_draft, layer), layer.draft.claims, layer.problems, result.rejected
+            answer = {"status": decide_status("insufficient-evidence" if answer_issues else draft.status, len(claims),
+                                              bool(conflicts_out)), "text": draft.answer, "claims": claims,
+                      "withheld": [{"claim": w["claim"], "quote": w["quote"], "reasons": w["reasons"]} for w in withheld]}
+        elif result.problems and not answer_issues and claims:
             # The answer stands on its verified, supported claims: the failed claims are withheld
             # with their reasons, and the repair (two model calls) is not needed.
             withheld = result.rejected
@@ -168,7 +156,7 @@ def _report_stage(run: RunState, plan: PlanJson, read: ReadJson,
             items = draft.claims
             failed = [items[i] for i in sorted(set(result.failed))]
             kept = [items[i] for i in range(len(items)) if i not in set(result.failed)]
-            draft, result = yield from _draft_round(run, "repair", question, chunks, labels, selected,
+            draft, result = yield from draft_round(run, "repair", question, compared, chunks, labels, selected,
                                                     conflicts_out, failed, [*result.problems, *answer_issues], kept)
             claims = merge_claims([*claims, *result.valid_claims])
             withheld = result.rejected
@@ -259,38 +247,6 @@ def _layer(run: RunState, context: RuleContext, draft: schemas.AnswerOutput, cla
 def _with(draft: schemas.AnswerOutput, layer: LayerResult) -> schemas.AnswerOutput:
     """The draft with the answer text and status the rule layer left."""
     return draft.model_copy(update={"answer": layer.draft.text, "status": layer.draft.status})
-
-
-def _draft_round(run: RunState, purpose: str, question: str, chunks: list[ChunkRecord], labels: Mapping[str, str],
-                 selected: SelectedJson, conflicts: list[ReportConflict], failed: list[schemas.ClaimItem],
-                 problems: list[str], kept: list[schemas.ClaimItem]) -> Step[tuple[schemas.AnswerOutput, Evaluation]]:
-    """One draft (``answer``, or ``repair`` of the ``failed`` claims keeping ``kept``) with its quote
-    verification and grounding review; returns the completed draft and its :class:`Evaluation`."""
-    req = run.request
-    shown_conflicts: list[ShownConflict] = [
-        {"topic": c["topic"], "sides": [{"quote": s["quote"]} for s in c["sides"]]} for c in conflicts
-    ]
-    compared = comparison_entities(question)
-    if purpose == "answer":
-        messages = prompts.answer_messages(question, chunks, selected["missing"], req.cross_check, shown_conflicts,
-                                           compared)
-    else:
-        messages = prompts.repair_messages(question, chunks, failed, problems, req.cross_check, kept, compared)
-    schema: type[schemas.AnswerOutput] | type[schemas.CompareOutput] = (
-        schemas.AnswerOutput if conflicts else schemas.CompareOutput if len(compared) == 2 else schemas.PlainAnswerOutput)
-    g = graph("report" if purpose == "answer" else "repair")
-    answer_get = run.add_model_call(g, purpose, messages, schema)
-    answer_done = run.model_node(purpose)
-    verify_id, ground_get = _verify_and_ground(run, g, purpose, answer_get, answer_done, labels, chunks, question)
-    outputs = yield from run_step(g)
-    draft = complete_draft(schemas.AnswerOutput.model_validate(answer_get(outputs)), labels,
-                           {str(c["chunk_id"]): c for c in chunks})
-    cites = draft_citations(draft, labels)
-    review = schemas.GroundOutput.model_validate(ground_get(outputs))
-    result = evaluate_draft(draft, cites, outputs[verify_id], review.verdicts, conflicts=conflicts,
-                            cross_check=req.cross_check)
-    result.fits = review.fits
-    return draft, result
 
 
 def req_question(run: RunState) -> str:

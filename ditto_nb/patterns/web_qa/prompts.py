@@ -18,94 +18,23 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from typing import NamedTuple
-from urllib.parse import urlsplit
 
 from pydantic import BaseModel
 
-from ditto_nb.evidence.rank import focused_excerpt
 from ditto_nb.patterns.common.records import ChunkRecord
 from ditto_nb.patterns.web_qa.schemas import (ClaimItem, CompareOutput, GroundOutput, PlainAnswerOutput, PlanOutput,
-                                             SelectOutput)
+                                             SelectOutput, SidesOutput)
+from ditto_nb.patterns.web_qa.chunk_labels import (MAX_CHUNK_CHARS, EvidenceLine, evidence_lines, label,
+                                                   render_chunks, resolve_label)
 from ditto_nb.patterns.web_qa.side_by_side import answer_form
 from ditto_nb.patterns.web_qa.stage_models import DraftCitation, ShownConflict
 
-MAX_CHUNK_CHARS = 360
-"""Characters of one chunk shown to the model (a sentence-bounded excerpt, see
-:func:`ditto_nb.evidence.excerpt`); quotes are verified against the full stored paragraph."""
 ANSWER_CHUNK_CHARS = 600
 """Characters of one chunk shown to the answer and repair calls (few chunks; an answer sentence
 often follows a long first sentence, so the selection's 360 would hide it)."""
-MAX_TOKENS: dict[str, int] = {"plan": 200, "select": 300, "answer": 400, "repair": 400, "ground": 300, "regrade": 300}
+MAX_TOKENS: dict[str, int] = {"plan": 200, "select": 300, "answer": 400, "repair": 400, "ground": 300, "regrade": 300,
+                            "compare": 160}
 """``max_tokens`` (output tokens) per purpose: tight, so a small model cannot ramble."""
-
-
-def label(index: int) -> str:
-    """The label of the ``index``-th (0-based) chunk shown to the model: ``C1``, ``C2``, ..."""
-    return f"C{index + 1}"
-
-
-def resolve_label(value: str, labels: Mapping[str, str]) -> str:
-    """Map what the model wrote (``C2``, ``[c2]``, ``2`` or a full chunk id) to a chunk id.
-
-    Args:
-        value: the model's chunk reference.
-        labels: ``{label: chunk_id}``.
-
-    Returns:
-        The chunk id, or ``value`` unchanged when it matches nothing (it will fail verification).
-    """
-    text = value.strip().strip("[]").strip()
-    if text in labels.values():
-        return text
-    match = re.fullmatch(r"[Cc]?\s*(\d+)", text)
-    if match and f"C{int(match.group(1))}" in labels:
-        return labels[f"C{int(match.group(1))}"]
-    return value
-
-
-def render_chunks(chunks: Sequence[ChunkRecord], max_chars: int = MAX_CHUNK_CHARS, query: str = "") -> str:
-    """Render chunks as numbered evidence lines with sentence-bounded excerpts.
-
-    Args:
-        chunks: chunk dicts (``text``, ``title``, ``origin``) in label order.
-        max_chars: the most characters of each chunk's text shown (characters).
-        query: the question; a long chunk shows its sentences that best match it
-            (:func:`ditto_nb.evidence.rank.focused_excerpt`).
-
-    Returns:
-        One line per chunk: ``[C1] (title - host) text``, read back by :func:`evidence_lines`. The
-        host stands for the origin without scheme and port: it tells sources apart (cross-check)
-        in fewer tokens, and the port, which varied between runs of one question on a loopback
-        wiki, no longer varies the prompt or gets copied into claims.
-    """
-    lines = []
-    for index, chunk in enumerate(chunks):
-        text = focused_excerpt(str(chunk["text"]), query, max_chars)
-        lines.append(f"[{label(index)}] ({chunk.get('title') or 'untitled'} - {_host(str(chunk['origin']))}) {text}")
-    return "\n".join(lines)
-
-
-def _host(origin: str) -> str:
-    return urlsplit(origin).hostname or origin
-
-
-class EvidenceLine(NamedTuple):
-    """One evidence line of a prompt (:func:`render_chunks`)."""
-
-    label: str
-    title: str
-    host: str
-    text: str
-
-
-_EVIDENCE_LINE = re.compile(r"^\[(C\d+)\] \(((?:[^()]|\([^()]*\))*) - ([^()\s]+)\) (.*)$", re.M)
-
-
-def evidence_lines(prompt: str) -> list[EvidenceLine]:
-    """The evidence lines :func:`render_chunks` wrote into ``prompt``, in order (for scripted
-    models and benchmarks that read prompts back)."""
-    return [EvidenceLine(*m.groups()) for m in _EVIDENCE_LINE.finditer(prompt)]
 
 
 _PLAN_RULES = (
@@ -184,7 +113,8 @@ SYSTEM = (
     f"Step select (rules in the request): Format: {_format(SelectOutput)}\n\n"
     f"Steps answer and repair (rules in the request): Format: {_format(PlainAnswerOutput)}\n\n"
     f"Steps answer and repair of a comparison (rules in the request): Format: {_format(CompareOutput)}\n\n"
-    f"Steps ground and regrade (rules in the request): Format: {_format(GroundOutput)}"
+    f"Steps ground and regrade (rules in the request): Format: {_format(GroundOutput)}\n\n"
+    f"Step compare (rules in the request): Format: {_format(SidesOutput)}"
 )
 """The one system message of every Web QA model call: the reply format (JSON schema) of every
 step; nothing in it varies, so the llama.cpp server reads it once per server and restores it from
@@ -317,6 +247,31 @@ def answer_messages(
     return _report_messages("answer", question, chunks, "\n".join(lines))
 
 
+_SIDES_RULES = (
+    "Compare the two from their quotes only. first: what the first one's quotes say about the fact "
+    "the question compares, in a few words; second: the same for the second one. Then answer: "
+    "{then}. status: answered when the two values decide the answer, else insufficient-evidence."
+)
+
+
+def compare_messages(question: str, sides: Sequence[tuple[str, Sequence[str]]]) -> list[dict[str, str]]:
+    """Messages of ``Task: compare``: the question and each compared side's verified quotes, no
+    chunks (rules in :data:`SYSTEM`; :mod:`ditto_nb.patterns.web_qa.compare_step`).
+
+    Args:
+        question: the question as asked.
+        sides: ``(side as the question writes it, its quotes)``, the question's order.
+
+    Returns:
+        Chat messages.
+    """
+    names = [side for side, _ in sides]
+    then = _COMPARE_ANSWER[answer_form(question)].format(names=" or ".join(names))
+    shown = "\n".join(f"{n}. {side}: " + " ".join(f'"{q}"' for q in quotes)
+                      for n, (side, quotes) in enumerate(sides, 1))
+    return _messages("compare", f"Question: {question}\nQuotes:\n{shown}", _SIDES_RULES.format(then=then))
+
+
 def ground_messages(
     purpose: str, question: str, claims: Sequence[DraftCitation], answer: str = "",
     chunks: Sequence[ChunkRecord] = (),
@@ -387,6 +342,7 @@ __all__ = [
     "MAX_TOKENS",
     "SYSTEM",
     "answer_messages",
+    "compare_messages",
     "evidence_block",
     "evidence_lines",
     "ground_messages",

@@ -232,8 +232,14 @@ KEEP_FIRST_ANSWER = "keep-first-answer"
 first draft's answer passes them on the repaired claims, the first answer stands (the 1.5B
 repair often rewrote a right short answer as a sentence). Recorded in the trace under this name."""
 
-RULE_NAMES: tuple[str, ...] = (*(rule.name for rule in RULES), KEEP_FIRST_ANSWER)
-"""The names ``rules_off`` accepts: the declared rules in order, then :data:`KEEP_FIRST_ANSWER`."""
+COMPARE_SIDES = "compare-sides"
+"""The compare step (:mod:`ditto_nb.patterns.web_qa.compare_step`), switchable like a rule: a
+comparison declined or left with one side unquoted is answered from each side's quotes (off: the
+repair runs instead). Recorded in the trace under this name."""
+
+RULE_NAMES: tuple[str, ...] = (*(rule.name for rule in RULES), KEEP_FIRST_ANSWER, COMPARE_SIDES)
+"""The names ``rules_off`` accepts: the declared rules in order, then :data:`KEEP_FIRST_ANSWER` and
+:data:`COMPARE_SIDES`."""
 
 
 def answer_problems(question: str, answer: str, status: str, claims: Sequence[ClaimJson],
@@ -270,4 +276,4 @@ def answer_problems(question: str, answer: str, status: str, claims: Sequence[Cl
     return problems
 
 
-__all__ = ["KEEP_FIRST_ANSWER", "RULES", "RULE_NAMES", "answer_problems"]
+__all__ = ["COMPARE_SIDES", "KEEP_FIRST_ANSWER", "RULES", "RULE_NAMES", "answer_problems"]

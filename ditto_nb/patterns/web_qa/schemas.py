@@ -123,6 +123,18 @@ class CompareOutput(_Schema):
     status: Literal["answered", "insufficient-evidence"] = Field(description="answered or insufficient-evidence.")
 
 
+class SidesOutput(_Schema):
+    """Output of ``Task: compare``: each side's value of the compared fact, read from its quotes,
+    then the answer the two values decide (:mod:`ditto_nb.patterns.web_qa.compare_step`)."""
+
+    first: str = Field(json_schema_extra={"maxLength": ANSWER_CHARS},
+                       description="What the first side's quotes say about the compared fact, a few words.")
+    second: str = Field(json_schema_extra={"maxLength": ANSWER_CHARS},
+                        description="What the second side's quotes say about it, a few words.")
+    answer: str = Field(json_schema_extra={"maxLength": ANSWER_CHARS}, description="The short answer, a few words.")
+    status: Literal["answered", "insufficient-evidence"] = Field(description="answered or insufficient-evidence.")
+
+
 class Verdict(_Schema):
     """One grounding verdict (reason first, then the decision)."""
 
@@ -152,6 +164,7 @@ __all__ = [
     "PlainAnswerOutput",
     "PlanOutput",
     "SelectOutput",
+    "SidesOutput",
     "Status",
     "Verdict",
 ]

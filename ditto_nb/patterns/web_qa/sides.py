@@ -17,6 +17,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from ditto_nb.evidence.rank import STOP_WORDS
+from ditto_nb.evidence.support import WORD, stem
 from ditto_nb.patterns.common.records import ChunkRecord
 from ditto_nb.patterns.common.relevance import qualifier_asked
 from ditto_nb.patterns.common.retrieval import names_entity, title_key
@@ -109,4 +111,98 @@ def side_claims(question: str, compared: Sequence[str], claims: Sequence[ClaimJs
     return added
 
 
-__all__ = ["side_claims"]
+_FORM_WORDS = frozenset(
+    "both same also more most less fewer first earlier later which one other either each type types kind "
+    "kinds examples example".split()
+)
+"""Question words that say how two sides are compared, not which fact (never an attribute word)."""
+MAX_SIDE_QUOTES = 2
+"""Most sentences code quotes for one side (:func:`attribute_claims`)."""
+
+
+def _sentences(text: str) -> list[str]:
+    """The text's sentences, a fragment of under four words joined to the next (``Tibouchina
+    Aubl.`` is a botanist's abbreviation, not a sentence)."""
+    out: list[str] = []
+    for sentence in split_sentences(normalize_text(text)):
+        if out and len(out[-1].split()) < 4:
+            out[-1] = f"{out[-1]} {sentence}"
+        else:
+            out.append(sentence)
+    return out
+
+
+def attribute_words(question: str, compared: Sequence[str]) -> list[str]:
+    """The comparison keys of the words a comparison asks about: the question's content words
+    (3+ letters, not stop words, not a compared name's words, not form words like ``both``).
+
+    ``"Are Ranger Rick and Tennis both sports magazines?"`` → ``["sport", "magaz"]``.
+    """
+    names = {stem(w) for side in compared for w in WORD.findall(side)}
+    words = [w.lower() for w in WORD.findall(normalize_text(question)) if len(w) > 2]
+    return list(dict.fromkeys(stem(w) for w in words if w not in STOP_WORDS and w not in _FORM_WORDS
+                              and stem(w) not in names))
+
+
+def _score(sentence: str, wanted: Sequence[str]) -> int:
+    """How many attribute keys a sentence's words share (a key and a word key, one a prefix of the
+    other, 4+ characters: ``taller`` meets ``tall``)."""
+    keys = {stem(w) for w in WORD.findall(sentence)}
+    return sum(any(min(len(k), len(w)) >= 4 and (k.startswith(w) or w.startswith(k)) for k in keys) for w in wanted)
+
+
+def attribute_claims(question: str, compared: Sequence[str], claims: Sequence[ClaimJson],
+                     chunks: Sequence[ChunkRecord]) -> list[ClaimJson]:
+    """Claims code adds, for any compared attribute, to the sides without a claim (pure).
+
+    A side the draft left without a verified claim gets, from its own page (:func:`_page_of`), the
+    sentence that shares most of the question's attribute words (:func:`attribute_words`; ties go
+    to the earlier sentence) and the page's first, defining sentence (``X is a …``), at most
+    :data:`MAX_SIDE_QUOTES`. A sentence from another page counts only when it names the side. Each
+    claim's text is its quote, a verbatim sentence verified as exact text of its chunk, so it states
+    nothing its quote does not; its verification says it was added by code.
+
+    Args:
+        question: the question as asked.
+        compared: its two compared entities.
+        claims: the draft's verified claims (report JSON).
+        chunks: the chunks read (``ChunkRecord``: ``chunk_id``, ``text``, ``title``…).
+
+    Returns:
+        The added claims, the first side's first; ``[]`` when ``compared`` is not a pair.
+    """
+    if len(compared) != 2:
+        return []
+    wanted = attribute_words(question, compared)
+    added: list[ClaimJson] = []
+    for side, other in ((compared[0], compared[1]), (compared[1], compared[0])):
+        if any(about(c, side, other) for c in claims):
+            continue
+        found: list[tuple[int, int, str, ChunkRecord]] = []
+        page = _page_of(question, side, other, chunks)
+        titles = [str(record.get("title", "")) for record in page]
+        # the side's page: a title naming it, else (none read) a title whose words the side contains
+        # ("Tibouchina" for "Tibouchina Aubl")
+        strong = any(names_entity(t, side, whole_words=True) for t in titles)
+        for record, title in zip(page, titles):
+            own = (names_entity(title, side, whole_words=True) if strong
+                   else names_entity(side, title_key(title), whole_words=True))
+            for sentence in _sentences(str(record.get("text", ""))):
+                if own or names_entity(sentence, side, whole_words=True):
+                    found.append((_score(sentence, wanted), len(found), sentence, record))
+        if not found:
+            continue
+        best = max(found, key=lambda f: (f[0], -f[1]))
+        for _score_, _at, sentence, record in sorted({best[1]: best, found[0][1]: found[0]}.values(),
+                                                     key=lambda f: f[1])[:MAX_SIDE_QUOTES]:
+            citation = chunk_citation(record, sentence)
+            if citation is not None:
+                added.append({"claim": sentence, "citations": [citation], "verification": {
+                    "quotes_verified": True, "grounded": True,
+                    "grounding_reason": f"added by code: the sentence of {citation['title'] or side} "
+                                        "about the compared fact",
+                    "cross_check_passed": None, "origins": [citation["origin"]]}})
+    return added
+
+
+__all__ = ["MAX_SIDE_QUOTES", "attribute_claims", "attribute_words", "side_claims"]

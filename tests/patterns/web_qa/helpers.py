@@ -47,7 +47,9 @@ def claims_in_prompt(request: dict[str, Any]) -> int:
 class Script:
     """A scripted responder: one function per purpose; defaults answer with real quotes.
 
-    ``answer(chunks) -> dict`` receives the chunk lines of the prompt and returns the draft.
+    ``answer(chunks) -> dict`` receives the chunk lines of the prompt and returns the draft;
+    ``compare(user message) -> dict`` answers ``Task: compare`` (a script without one fails the
+    test when the step is called).
     """
 
     queries: list[str] = field(default_factory=lambda: ["Golden Gate Bridge"])
@@ -56,6 +58,7 @@ class Script:
     answer: Callable[[list[tuple[str, str, str]]], dict[str, Any]] | None = None
     repair: Callable[[list[tuple[str, str, str]]], dict[str, Any]] | None = None
     ground: Callable[[int], dict[str, Any]] | None = None
+    compare: Callable[[str], dict[str, Any]] | None = None
     seen: list[str] = field(default_factory=list)
 
     def __call__(self, request: dict[str, Any]) -> dict[str, Any]:
@@ -77,6 +80,8 @@ class Script:
             n = claims_in_prompt(request)
             return self.ground(n) if self.ground else {
                 "verdicts": [{"n": i, "supported": True, "reason": "quote matches"} for i in range(1, n + 1)]}
+        if purpose == "compare" and self.compare:
+            return self.compare(str(request["messages"][-1]["content"]))
         raise AssertionError(f"unexpected purpose {purpose}")
 
 

@@ -102,7 +102,8 @@ async def test_comparison_queries_each_entity_and_needs_both_sides(
     tmp_path: Path, wiki: SandboxWeb, config, scripted_model
 ) -> None:
     # "both work as architects" is no comparison code decides (an order, nationality or a kind): the repair must
-    # add the missing side (test_comparison.py covers the sides code completes)
+    # add the missing side (test_comparison.py covers the sides code completes; with the compare step on, code
+    # quotes the missing side instead: test_rule_layer.py)
     one_side = lambda c: {"status": "answered", "answer": "Yes", "claims": [  # noqa: E731
         claim_for(c, "Mara Quell (born 12 March 1931) is a Danish architect.", "Mara Quell is a Danish architect.")]}
     both = lambda c: {"status": "answered", "answer": "Yes", "claims": [  # noqa: E731
@@ -113,7 +114,7 @@ async def test_comparison_queries_each_entity_and_needs_both_sides(
     scripted_model.responder = recorder
     request = make_request(wiki, question="Did Mara Quell and Tor Vennick both work as architects?",
                            max_queries=2, max_pages=4)
-    report = await run_once(tmp_path / "t", request, config, setup(wiki), scripted_model)
+    report = await run_once(tmp_path / "t", request, config, setup(wiki), scripted_model, rules_off=["compare-sides"])
     assert report.queries == ["Mara Quell", "Tor Vennick"]
     assert "The question compares Mara Quell and Tor Vennick" in recorder.of("answer")[0]["messages"][-1]["content"]
     repair_prompt = recorder.of("repair")[0]["messages"][-1]["content"]

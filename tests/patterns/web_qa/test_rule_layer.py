@@ -93,7 +93,8 @@ LAYER_NAMES = [rule.name for rule in RULES]
 
 def test_every_declared_rule_has_a_case() -> None:
     assert set(CASES) == set(LAYER_NAMES)
-    assert len(RULE_NAMES) == len(set(RULE_NAMES)) and set(RULE_NAMES) - set(LAYER_NAMES) == {"keep-first-answer"}
+    assert len(RULE_NAMES) == len(set(RULE_NAMES)) and set(RULE_NAMES) - set(LAYER_NAMES) == {
+        "keep-first-answer", "compare-sides"}
 
 
 @pytest.mark.parametrize("name", LAYER_NAMES)
@@ -141,10 +142,10 @@ QUESTION = "Which fort has walls painted ochre, Orval Keep or Brenn Hold?"
 
 
 async def _forts(tmp_path: Path, sandbox_factory: Any, config: Any, scripted_model: Any, script: Script,
-                 **kwargs: Any) -> Any:
+                 brenn: bool = True, **kwargs: Any) -> Any:
     wiki: SandboxWeb = sandbox_factory([
         {"url": wiki_url("Orval Keep"), "title": "Orval Keep", "paragraphs": [ORVAL]},
-        {"url": wiki_url("Brenn Hold"), "title": "Brenn Hold", "paragraphs": [BRENN]},
+        *([{"url": wiki_url("Brenn Hold"), "title": "Brenn Hold", "paragraphs": [BRENN]}] if brenn else []),
     ])
     scripted_model.responder = script
     request = make_request(wiki, question=QUESTION, max_queries=2, max_pages=4)
@@ -191,10 +192,72 @@ async def test_a_side_never_quoted_declines_and_names_it(
             {"chunk_id": _label(chunks, "Orval Keep"), "claim": "Orval Keep has walls painted ochre."}]}
 
     script = Script(queries=["Orval Keep", "Brenn Hold"], answer=one_side, repair=one_side)
-    report = await _forts(tmp_path, sandbox_factory, config, scripted_model, script)
+    report = await _forts(tmp_path, sandbox_factory, config, scripted_model, script, brenn=False)
     assert report.answer.status == "insufficient-evidence"
     assert "Brenn Hold" in report.answer.text
     assert "sides-quoted" in [r.rule for r in report.answer.rules]
+    assert "compare" not in script.seen  # no page of Brenn Hold was read: nothing to compare
+
+
+# --- compare-sides: a declined or one-sided comparison is answered from each side's quotes ---------
+def _one_side(chunks: list[tuple[str, str, str]]) -> dict[str, Any]:
+    return {"status": "answered", "answer": "Orval Keep", "claims": [
+        {"chunk_id": _label(chunks, "Orval Keep"), "claim": "Orval Keep has walls painted ochre."}]}
+
+
+def _declined(chunks: list[tuple[str, str, str]]) -> dict[str, Any]:
+    return {"status": "insufficient-evidence", "answer": "", "claims": []}
+
+
+def _compare_from_quotes(user: str) -> dict[str, Any]:
+    """Decide from the quotes the prompt shows (so the test fails if a side's quote is missing)."""
+    lines = dict(line.split(": ", 1) for line in user.splitlines() if line[:2] in ("1.", "2."))
+    first, second = lines["1. Orval Keep"], lines["2. Brenn Hold"]
+    return {"first": "ochre" if "ochre" in first else "?", "second": "grey" if "grey" in second else "?",
+            "answer": "Orval Keep", "status": "answered" if "ochre" in first and "grey" in second else
+            "insufficient-evidence"}
+
+
+@pytest.mark.parametrize("draft", [_one_side, _declined])
+async def test_a_declined_or_one_sided_comparison_is_answered_from_each_sides_quotes(
+    tmp_path: Path, sandbox_factory: Any, config: Any, scripted_model: Any, draft: Any
+) -> None:
+    script = Script(queries=["Orval Keep", "Brenn Hold"], answer=draft, compare=_compare_from_quotes)
+    report = await _forts(tmp_path, sandbox_factory, config, scripted_model, script)
+    assert report.answer.status == "answered" and report.answer.text == "Orval Keep"
+    assert "repair" not in script.seen and script.seen.count("compare") == 1
+    titles = [c.citations[0].title for c in report.answer.claims]
+    assert "Orval Keep" in titles and "Brenn Hold" in titles
+    brenn = next(c for c in report.answer.claims if c.citations[0].title == "Brenn Hold")
+    assert brenn.citations[0].quote in BRENN and "grey" in brenn.citations[0].quote
+    rules = [r.rule for r in report.answer.rules]
+    assert rules[rules.index("compare-sides") + 1] == "side-by-side"
+
+
+async def test_with_compare_sides_off_the_repair_runs_instead(
+    tmp_path: Path, sandbox_factory: Any, config: Any, scripted_model: Any
+) -> None:
+    script = Script(queries=["Orval Keep", "Brenn Hold"], answer=_one_side, repair=_one_side)
+    report = await _forts(tmp_path, sandbox_factory, config, scripted_model, script, rules_off=["compare-sides"])
+    assert "repair" in script.seen and "compare" not in script.seen
+    assert report.answer.status == "insufficient-evidence"
+    assert "compare-sides" not in [r.rule for r in report.answer.rules]
+
+
+def test_a_side_gets_the_sentences_of_its_own_page_about_the_compared_fact() -> None:
+    from ditto_nb.patterns.web_qa.sides import attribute_claims, attribute_words
+    question = "Are Ranger Rick and Tennis both sports magazines?"
+    assert attribute_words(question, ["Ranger Rick", "Tennis"]) == ["sport", "magaz"]
+    base = {"url": "https://wiki.test/x", "final_url": "https://wiki.test/x", "origin": "https://wiki.test",
+            "fetched_at": "2026-12-05T00:00:00Z", "sha256": "0" * 64, "paragraph_index": 0}
+    tennis = {**base, "chunk_id": "c1", "title": "Tennis (magazine)",
+              "text": "It was founded in 1965. Tennis is an American sports magazine about tennis. It is monthly."}
+    other = {**base, "chunk_id": "c2", "title": "Wimbledon", "text": "Wimbledon is a sports event. Tennis players go."}
+    added = attribute_claims(question, ["Ranger Rick", "Tennis"], [], [other, tennis])
+    quotes = [c["citations"][0]["quote"] for c in added]
+    assert quotes == ["It was founded in 1965.", "Tennis is an American sports magazine about tennis."]
+    assert all(c["citations"][0]["title"] == "Tennis (magazine)" for c in added)
+    assert all("added by code" in c["verification"]["grounding_reason"] for c in added)
 
 
 @pytest.mark.parametrize(("question", "form"), [
@@ -268,3 +331,15 @@ async def test_with_keep_first_answer_off_the_sentence_is_declined(
     assert report.answer.status == "insufficient-evidence"
     assert "sentence-answer" in [r.rule for r in report.answer.rules if r.round == "repair"]
     assert "keep-first-answer" not in [r.rule for r in report.answer.rules]
+
+
+def test_a_side_named_longer_than_its_page_title_gets_its_pages_sentence() -> None:
+    from ditto_nb.patterns.web_qa.sides import attribute_claims
+    question = "Are Pothos and Tibouchina Aubl both flowering genus of plants?"
+    base = {"url": "https://wiki.test/x", "final_url": "https://wiki.test/x", "origin": "https://wiki.test",
+            "fetched_at": "2026-12-05T00:00:00Z", "sha256": "0" * 64, "paragraph_index": 0}
+    page = {**base, "chunk_id": "c1", "title": "Tibouchina",
+            "text": "Tibouchina Aubl. is a genus of about 350 species of flowering plants. They grow in Brazil."}
+    added = attribute_claims(question, ["Pothos", "Tibouchina Aubl"], [], [page])
+    assert [c["citations"][0]["quote"] for c in added] == [
+        "Tibouchina Aubl. is a genus of about 350 species of flowering plants."]
