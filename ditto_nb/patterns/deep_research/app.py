@@ -22,7 +22,6 @@ from ditto_nb.patterns.common.app import OpenOptions, open_pattern_app
 from ditto_nb.patterns.common.failures import run_recorded
 from ditto_nb.patterns.common.task_file import ModelChoice, require_task_file
 from ditto_nb.web.config import SearchConfig
-from ditto_nb.patterns.common.records import JsonObject
 from ditto_nb.patterns.deep_research.plan import LoopInput, LoopResult, run_research_loop
 from ditto_nb.patterns.deep_research.report import ResearchReport
 from ditto_nb.patterns.deep_research.request import ResearchRequest, parse_request
@@ -81,7 +80,7 @@ async def open_research(
 
 async def run_research(
     runtime: Runtime,
-    input: ResearchInput | JsonObject,
+    input: ResearchInput | Mapping[str, object],
     stop_after: StopAfter | None = None,
     signal: Signal | None = None,
     on_graph: OnGraph | None = None,

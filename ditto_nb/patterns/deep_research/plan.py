@@ -17,7 +17,8 @@ draft with no verifiable finding (or a failed review) gets the single repair.
 from __future__ import annotations
 
 import hashlib
-from typing import cast
+from collections.abc import Mapping
+from typing import TypeVar, cast
 
 from pydantic import BaseModel
 from typing_extensions import NotRequired, TypedDict
@@ -67,11 +68,14 @@ from ditto_nb.runtime.graph import graph
 from ditto_nb.web.policy import origin_of
 
 
+M = TypeVar("M", bound=BaseModel)
+
+
 class LoopInput(TypedDict):
     """The research loop's input: the request, the model choice ``{"provider", "model"}`` and
     where to stop (None, ``plan``, ``round`` or ``report``)."""
 
-    request: ResearchRequest | JsonObject
+    request: ResearchRequest | Mapping[str, object]
     model: dict[str, str]
     stop_after: NotRequired[str | None]
 
@@ -186,7 +190,7 @@ def run_research_loop(inp: LoopInput) -> Plan[LoopResult]:
 
     raw_plan = yield from model_call(st, "model:plan", "research-plan", prompts.plan_messages(request),
                                  schemas.PlanOutput, model)
-    plan = _normalize_plan(request, cast(PlanDump, raw_plan))
+    plan = _normalize_plan(request, cast(PlanDump, raw_plan.model_dump()))
     st.pending.append(("stage/plan", stage_row("plan", plan)))
     if stop_after == "plan":
         return (yield from _checkpoint(st, "plan", 0))
@@ -257,7 +261,7 @@ def run_research_loop(inp: LoopInput) -> Plan[LoopResult]:
         shown = prompt_view(rank(evidence, [request.question, *subs, *frozen["queries"]]))
         raw = yield from model_call(st, key, "assess", prompts.assess_messages(request, subs, shown, asked),
                                 schemas.AssessOutput, model, r)
-        coverage = normalize_coverage(raw["items"], subs, evidence, request.cross_check)
+        coverage = normalize_coverage(raw.model_dump()["items"], subs, evidence, request.cross_check)
         proposed = next_queries(coverage, asked, request.max_queries)
         queries = with_bridges(bridge_specs(request.question, coverage, rank(evidence, [request.question, *subs]), tried),
                                specs(proposed, request.question, subs) if proposed
@@ -281,7 +285,7 @@ def run_research_loop(inp: LoopInput) -> Plan[LoopResult]:
 
     st.pending.append(("stage/evidence", stage_row("evidence", {"items": evidence, "omitted": omitted})))
 
-    def ask(key: str, purpose: str, messages: list[Message], schema: type[BaseModel]) -> Plan[JsonObject]:
+    def ask(key: str, purpose: str, messages: list[Message], schema: type[M]) -> Plan[M]:
         return (yield from model_call(st, key, purpose, messages, schema, model))
 
     report = (yield from synthesize(ask, request, plan, evidence, coverage, rounds, omitted, omitted_urls,

@@ -8,11 +8,11 @@ policy or budget is :class:`~ditto_nb.errors.RequestChanged` (checked by the pla
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Literal
 
 from pydantic import Field
 
-from ditto_nb.patterns.common.records import JsonObject
 from ditto_nb.patterns.common.request import TaskRequest
 
 ResearchType = Literal["market", "industry", "academic", "competitive", "policy"]
@@ -81,7 +81,7 @@ class ResearchRequest(TaskRequest):
         return self.context_scope
 
 
-def parse_request(data: ResearchRequest | JsonObject) -> ResearchRequest:
+def parse_request(data: ResearchRequest | Mapping[str, object]) -> ResearchRequest:
     """Validate a request (:meth:`ResearchRequest.parse`).
 
     Args:

@@ -10,7 +10,7 @@ the one ledgered dispatch.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
@@ -31,6 +31,8 @@ from ditto_nb.patterns.deep_research.stages import (
 )
 from ditto_nb.runtime.capabilities import INFER_REASONING_SAMPLE, INTERACTION_ACT_TOOL
 from ditto_nb.runtime.graph import Graph, NodeOutputs, graph
+
+M = TypeVar("M", bound=BaseModel)
 
 BUDGET_LIMITS = {"search": "max_searches", "read": "max_read_pages", "model": "max_model_calls"}
 
@@ -79,9 +81,9 @@ def after_pending(st: ResearchState) -> tuple[str, ...]:
     return ("persist",) if st.pending else ()
 
 
-def model_call(st: ResearchState, key: str, purpose: str, messages: list[Message], schema: type[BaseModel],
-           model: Mapping[str, str], round_number: int = 0) -> Plan[JsonObject]:
-    """One budgeted model call (reused from the ledger when done); returns the validated dump."""
+def model_call(st: ResearchState, key: str, purpose: str, messages: list[Message], schema: type[M],
+           model: Mapping[str, str], round_number: int = 0) -> Plan[M]:
+    """One budgeted model call (reused from the ledger when done); returns the validated output."""
     output = st.done(key, "model", purpose)
     if output is None:
         st.ledger.charge("model")
@@ -92,7 +94,7 @@ def model_call(st: ResearchState, key: str, purpose: str, messages: list[Message
                           after=after_pending(st))
         out = yield from run_graph(st, g, purpose, round_number)
         output = out[key]
-    return schema.model_validate(output["output"]).model_dump()
+    return schema.model_validate(output["output"])
 
 
 def tool_calls(st: ResearchState, kind: str, round_number: int, tool: str,

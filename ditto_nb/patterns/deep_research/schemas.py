@@ -12,24 +12,29 @@ import functools
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic.config import JsonDict
 from pydantic.json_schema import SkipJsonSchema
 from typing_extensions import TypedDict
 
-from ditto_nb.patterns.common.records import JsonObject
 from ditto_nb.patterns.common.report_records import CoverageItem, VerdictItem
 
 
-def _compact_schema(schema: JsonObject) -> None:
+def _compact_schema(schema: JsonDict) -> None:
     """Drop titles and the class docstring from a JSON schema: the schema goes into every prompt
     (``schema_instruction``) and small local models pay for each token; field descriptions stay.
     A list property asking for at least one item (``minItems`` ≥ 1) is made required, so a grammar
     cannot leave it out (validation is unchanged)."""
     schema.pop("title", None)
     schema.pop("description", None)
-    for name, prop in schema.get("properties", {}).items():
+    properties = schema.get("properties", {})
+    for name, prop in properties.items() if isinstance(properties, dict) else ():
+        if not isinstance(prop, dict):
+            continue
         prop.pop("title", None)
-        if prop.get("minItems", 0) >= 1 and name not in schema.get("required", []):
-            schema["required"] = [name, *schema.get("required", [])]
+        required = schema.get("required", [])
+        min_items = prop.get("minItems", 0)
+        if isinstance(min_items, int) and min_items >= 1 and isinstance(required, list) and name not in required:
+            schema["required"] = [name, *required]
 
 
 _COMPACT = ConfigDict(json_schema_extra=_compact_schema)
@@ -40,14 +45,14 @@ STATEMENT_CHARS = 160
 last partial word (:func:`ditto_nb.text.uncut`) before it is checked against its quote."""
 
 
-def _cap(chars: int) -> JsonObject:
+def _cap(chars: int) -> JsonDict:
     """A string's length cap, in the JSON schema only (so in a local model's output grammar), not
     in validation: output never runs into ``max_tokens`` (``ModelOutputTruncated`` ends a task),
     and a provider without a grammar is not failed for a longer value."""
     return {"maxLength": chars}
 
 
-def _caps(items: int, chars: int) -> JsonObject:
+def _caps(items: int, chars: int) -> JsonDict:
     """A list's item-count and item-length caps (JSON schema only, see :func:`_cap`)."""
     return {"maxItems": items, "items": {"type": "string", "maxLength": chars}}
 

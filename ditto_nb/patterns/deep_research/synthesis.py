@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
-from typing import cast
+from typing import Protocol, TypeVar, cast
 
 from pydantic import BaseModel
 from typing_extensions import TypedDict
@@ -30,7 +30,7 @@ from ditto_nb.evidence.quote_pick import quote_for
 from ditto_nb.evidence.restate import restate_cited
 from ditto_nb.evidence.support import check_support, verbatim_excerpt
 from ditto_nb.patterns.common.ledger import Plan
-from ditto_nb.patterns.common.records import EvidenceItem, FailureItem, JsonObject, OmittedItem, PromptEvidence
+from ditto_nb.patterns.common.records import EvidenceItem, FailureItem, OmittedItem, PromptEvidence
 from ditto_nb.patterns.common.report_records import (
     ConclusionItem,
     CoverageItem,
@@ -51,8 +51,14 @@ from ditto_nb.patterns.deep_research.report import (
 )
 from ditto_nb.patterns.deep_research.request import STOP_REASONS, ResearchRequest, StopReason
 
-Ask = Callable[[str, str, list[Message], type[BaseModel]], Plan[JsonObject]]
-"""``ask(ledger_key, purpose, messages, schema)``: one budgeted model call (validated dump)."""
+M = TypeVar("M", bound=BaseModel)
+
+
+class Ask(Protocol):
+    """``ask(ledger_key, purpose, messages, schema)``: one budgeted model call (the output validated
+    by ``schema``)."""
+
+    def __call__(self, key: str, purpose: str, messages: list[Message], schema: type[M], /) -> Plan[M]: ...
 
 
 def support_split(
@@ -251,7 +257,7 @@ def _check(ask: Ask, key: str, draft: DraftDump, selected: list[EvidenceItem],
     if reviewed:
         verdict = cast(ReviewDump, (yield from ask(key, "review",
                                                    prompts.review_messages(_reviewed(draft, kept), coverage, gaps),
-                                                   schemas.review_output(len(kept)))))
+                                                   schemas.review_output(len(kept)))).model_dump())
         supported = {int(v.get("n", 0)) for v in verdict.get("verdicts", []) if v.get("verdict") == "supported"}
         explicit = [c for n, c in enumerate(kept, 1) if n in supported]
         kept, refused = apply_verdicts(kept, verdict)
@@ -288,14 +294,14 @@ def synthesize(ask: Ask, request: ResearchRequest, plan: PlanDump, evidence: lis
     else:
         draft = complete_quotes(cast(DraftDump, (yield from ask("model:report", "report",
                                                                 prompts.report_messages(request, subs, view, gaps, pages),
-                                                                schemas.DraftOutput))), selected)
+                                                                schemas.DraftOutput)).model_dump()), selected)
         first = yield from _check(ask, "model:review", draft, selected, coverage, gaps)
         done = first
         if first["rejected"] or (first["problems"] and not first["kept"]) or not first["verdict"]["ok"]:
             reasons = first["problems"] + _reasons(first["rejected"]) + list(first["verdict"]["problems"])
             draft = complete_quotes(cast(DraftDump, (yield from ask("model:repair", "repair",
                                                                     prompts.repair_messages(draft, reasons, view, gaps),
-                                                                    schemas.DraftOutput))), selected)
+                                                                    schemas.DraftOutput)).model_dump()), selected)
             done = yield from _check(ask, "model:review-2", draft, selected, coverage, gaps)
             if done["reviewed"] and not done["verdict"]["ok"] and not done["refused"]:
                 # The review failed the repaired draft without refusing a finding: a finding is

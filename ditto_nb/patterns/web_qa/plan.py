@@ -33,7 +33,7 @@ from ditto_nb.errors import InvalidRequest, UngroundedAnswer
 from ditto_nb.patterns.common import TaskScope, add_stage_commit, binding_for, build_resume_graph, read_resume, run_step
 from ditto_nb.patterns.common.binding import canonical_json
 from ditto_nb.patterns.common.ledger import COUNTERS, Ledger, now_iso
-from ditto_nb.patterns.common.records import ChunkRecord, JsonObject, ToolCall, WithheldClaim
+from ditto_nb.patterns.common.records import ChunkRecord, ToolCall, WithheldClaim
 from ditto_nb.patterns.common.stage import PatternSpec, ReplayPolicy, Stage
 from ditto_nb.patterns.web_qa.stage_models import (
     AnswerJson,
@@ -83,7 +83,7 @@ INSUFFICIENT_TEXT = "The pages read do not state a verifiable answer to this que
 class WebQaInput(TypedDict):
     """The Web QA loop's input: the request (model or JSON) and ``{"provider", "model"}``."""
 
-    request: WebQaRequest | JsonObject
+    request: WebQaRequest | Mapping[str, object]
     model: NotRequired[Mapping[str, str]]
 
 
@@ -201,14 +201,16 @@ def _report_stage(run: RunState, plan: PlanJson, read: ReadJson,
                 f" No verified quote states the compared fact about {' or '.join(missing)}." if missing else "")
     no_hop: SearchedJson = {"results": []}
     hop_results = list((run.stages.get("hop-searched") or no_hop).get("results") or [])
-    report: JsonObject = {
+    report: WebQaReportJson = {
         "task_id": req.id,
         "question": req.question,
         "normalized_question": plan["normalized_question"],
         "queries": list(plan["queries"]) + [str(r.get("query", "")) for r in hop_results],
         "searches": [
             {"query": r.get("query", ""), "ok": bool(r.get("ok")), "failure": r.get("failure"),
-             "hits": [{k: h.get(k) for k in ("rank", "title", "url", "snippet", "discovery_only")} for h in r.get("hits") or []]}
+             "hits": [{"rank": h.get("rank"), "title": h.get("title"), "url": h.get("url"),
+                       "snippet": h.get("snippet"), "discovery_only": h.get("discovery_only")}
+                      for h in r.get("hits") or []]}
             for r in [*run.stages["searched"]["results"], *hop_results]
         ],
         "selection": {"selected": list(selected["selected"]), "missing": list(selected["missing"]),

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.config import JsonDict
 from pydantic.json_schema import SkipJsonSchema
 
 STATUSES = ("answered", "insufficient-evidence", "conflicting-evidence", "needs-clarification")
@@ -28,13 +29,14 @@ REASON_CHARS = 60
 """Most characters of one grounding verdict's reason (grammar-enforced)."""
 
 
-def _compact_schema(schema: dict[str, Any], model: type[Any]) -> None:
+def _compact_schema(schema: JsonDict, model: type[Any]) -> None:
     """Drop the class docstring and property titles from a JSON schema (they only cost prompt tokens:
     the schema is appended to the system message and compiled to the output grammar)."""
     del model
     schema.pop("description", None)
     schema.pop("title", None)
-    for prop in (schema.get("properties") or {}).values():
+    properties = schema.get("properties") or {}
+    for prop in properties.values() if isinstance(properties, dict) else ():
         if isinstance(prop, dict):
             prop.pop("title", None)
 
