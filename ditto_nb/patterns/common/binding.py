@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ditto_nb.errors import RequestChanged
-from ditto_nb.patterns.common.records import Binding, JsonObject
+from ditto_nb.patterns.common.records import Binding
 
 REQUEST_KEY = "request"
 """Memory key of the request binding."""
@@ -56,7 +57,7 @@ class TaskScope:
     scope: str
 
 
-def binding_for(request: JsonObject) -> Binding:
+def binding_for(request: Mapping[str, object]) -> Binding:
     """The binding row stored under ``request``.
 
     Args:

@@ -82,7 +82,7 @@ class Binding(TypedDict):
     canonical request JSON and the ``request`` itself."""
 
     fingerprint: str
-    request: JsonObject
+    request: Mapping[str, object]
 
 
 class FailureRow(TypedDict, total=False):

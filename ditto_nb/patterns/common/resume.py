@@ -22,7 +22,7 @@ from typing import Any
 
 from ditto_nb.patterns.common.binding import REQUEST_KEY, TaskScope, check_binding
 from ditto_nb.patterns.common.ledger import BUDGET_PREFIX, LEDGER_PREFIX, STAGE_PREFIX
-from ditto_nb.patterns.common.records import Binding, ContextCall, JsonObject, LedgerRow, ToolCall
+from ditto_nb.patterns.common.records import Binding, ContextCall, LedgerRow, ToolCall
 from ditto_nb.runtime.capabilities import CONTEXT_LOAD, INTERACTION_ACT_TOOL, MEMORY_GET, MEMORY_WRITE
 from ditto_nb.runtime.graph import Graph, NodeOutputs, graph
 from ditto_nb.web.policy import origin_of
@@ -103,7 +103,8 @@ class ResumeState:
 
     Attributes:
         new_task: True when this run bound the request (first run).
-        stages: ``{stage name: committed output}``.
+        stages: ``{stage name: committed output}`` (the JSON object each stage committed, as
+            stored; read it back through the stage's output model).
         ledger: ``{ledger key: row}``.
         budget: ``{counter name: value}``.
         context: the Context values (``CONTEXT.LOAD`` output ``values``).
@@ -111,15 +112,16 @@ class ResumeState:
     """
 
     new_task: bool
-    stages: dict[str, JsonObject] = field(default_factory=dict)
+    stages: dict[str, Mapping[str, object]] = field(default_factory=dict)
     ledger: dict[str, LedgerRow] = field(default_factory=dict)
     budget: dict[str, int] = field(default_factory=dict)
     context: dict[str, object] = field(default_factory=dict)
     context_rebuilt: bool = False
 
 
-def _strip(rows: list[Any], prefix: str) -> JsonObject:
-    return {str(key)[len(prefix):] if str(key).startswith(prefix) else str(key): value for key, value in rows}
+def _strip(key: object, prefix: str) -> str:
+    """A ``MEMORY.GET`` row key without ``prefix``."""
+    return str(key)[len(prefix):] if str(key).startswith(prefix) else str(key)
 
 
 def read_resume(outputs: NodeOutputs, binding: Binding) -> ResumeState:
@@ -139,9 +141,9 @@ def read_resume(outputs: NodeOutputs, binding: Binding) -> ResumeState:
     context = outputs.get("context") or {}
     return ResumeState(
         new_task=bool(outputs.get("bind")),
-        stages=_strip(outputs.get("stages") or [], STAGE_PREFIX),
-        ledger=_strip(outputs.get("ledger") or [], LEDGER_PREFIX),
-        budget={k: int(v) for k, v in _strip(outputs.get("budget") or [], BUDGET_PREFIX).items()},
+        stages={_strip(key, STAGE_PREFIX): value for key, value in outputs.get("stages") or []},
+        ledger={_strip(key, LEDGER_PREFIX): row for key, row in outputs.get("ledger") or []},
+        budget={_strip(key, BUDGET_PREFIX): int(value) for key, value in outputs.get("budget") or []},
         context=dict(context.get("values") or {}),
         context_rebuilt=bool(context.get("rebuilt")),
     )

@@ -75,8 +75,8 @@ class Stage(Generic[O]):
         """
         return self.output.model_validate(value)
 
-    def commit_value(self, value: Any) -> dict[str, Any]:
-        """The JSON written to ``stage/<name>``: ``value`` validated by the output model.
+    def commit_value(self, value: Any) -> Mapping[str, object]:
+        """The JSON object written to ``stage/<name>``: ``value`` validated by the output model.
 
         Raises:
             pydantic.ValidationError: the value does not fit :attr:`output`.

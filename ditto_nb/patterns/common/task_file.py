@@ -116,7 +116,7 @@ def _damaged(path: Path, why: str) -> ConfigError:
                        help=f"Repair or remove {path} (Memory keeps the task), or use a new directory.")
 
 
-def _migrate_v1(data: Mapping[str, Any]) -> dict[str, Any]:
+def _migrate_v1(data: Mapping[str, object]) -> dict[str, object]:
     """The version-1 layouts (module docstring) in the current layout's JSON form."""
     rest = dict(data)
     pattern = rest.pop("pattern", None)
@@ -127,7 +127,7 @@ def _migrate_v1(data: Mapping[str, Any]) -> dict[str, Any]:
         if pattern not in (None, "web_qa"):
             raise ValueError(f"a 'cli' section in a {pattern} task")
         cli = dict(cli)
-        migrated: dict[str, Any] = {"pattern": "web_qa", "request": cli.pop("request", None)}
+        migrated: dict[str, object] = {"pattern": "web_qa", "request": cli.pop("request", None)}
         provider, model = cli.pop("provider", None), cli.pop("model", None)
         if provider is not None or model is not None:
             migrated["model"] = {"provider": provider, "model": model}

@@ -30,7 +30,6 @@ from ditto_nb.patterns.common.retrieval import clarification_needed
 from ditto_nb.patterns.common.records import (
     EvidenceItem,
     FailureItem,
-    JsonObject,
     OmittedItem,
     PageRecord,
     PublishedFiles,
@@ -59,7 +58,7 @@ from ditto_nb.patterns.deep_research.run_state import (
     run_graph,
     tool_calls,
 )
-from ditto_nb.patterns.deep_research.stage_models import stage_row
+from ditto_nb.patterns.deep_research.stage_models import round_row, stage_row
 from ditto_nb.patterns.deep_research.stages import REPORT_KEY, resume_graph
 from ditto_nb.patterns.deep_research.synthesis import synthesize
 from ditto_nb.patterns.deep_research.tools import TOOL_PUBLISH, TOOL_READ, TOOL_SEARCH, TOOL_SNAPSHOTS
@@ -88,7 +87,7 @@ class LoopResult(TypedDict, total=False):
     stage: str
     round: int
     budgets: dict[str, dict[str, int]]
-    report: JsonObject
+    report: Mapping[str, object]
     published: PublishedFiles
 
 
@@ -244,19 +243,19 @@ def run_research_loop(inp: LoopInput) -> Plan[LoopResult]:
                                                  tried), reformulate(request.question, subs, tried, request.max_queries),
                                     request.max_queries) if empty < 2 else [])
             stop_reason = "no-progress" if not queries else ("round-budget" if r >= request.max_rounds else None)
-            record = stage_row("round", {"round": r, "queries": list(frozen["queries"]), "reads": reads["urls"],
-                                         "new_evidence": 0, "coverage": coverage, "assessed": False,
-                                         "next_queries": [q["text"] for q in queries], "stop_reason": stop_reason})
-            rounds.append(cast(RoundItem, record))
+            record = round_row({"round": r, "queries": list(frozen["queries"]), "reads": reads["urls"],
+                                "new_evidence": 0, "coverage": coverage, "assessed": False,
+                                "next_queries": [q["text"] for q in queries], "stop_reason": stop_reason})
+            rounds.append(record)
             st.pending.append((f"stage/round/{r}", record))
             if stop_reason is None and stop_after == "round" and st.worked:
                 return (yield from _checkpoint(st, "round", r))
             continue
         if st.done(key, "model", "assess") is None and st.used["model"] + 1 + SYNTHESIS_RESERVE > request.max_model_calls:
             stop_reason = "model-budget"
-            rounds.append(cast(RoundItem, stage_row("round", {
+            rounds.append(round_row({
                 "round": r, "queries": list(frozen["queries"]), "reads": reads["urls"], "new_evidence": added,
-                "coverage": coverage, "assessed": False, "stop_reason": stop_reason})))
+                "coverage": coverage, "assessed": False, "stop_reason": stop_reason}))
             break
         shown = prompt_view(rank(evidence, [request.question, *subs, *frozen["queries"]]))
         raw = yield from model_call(st, key, "assess", prompts.assess_messages(request, subs, shown, asked),
@@ -275,10 +274,10 @@ def run_research_loop(inp: LoopInput) -> Plan[LoopResult]:
         else:
             stop_reason = stop_after_round(request, r, coverage, empty, [q["text"] for q in queries], st.used,
                                            st.elapsed())
-        record = stage_row("round", {"round": r, "queries": list(frozen["queries"]), "reads": reads["urls"],
-                                     "new_evidence": added, "coverage": coverage, "assessed": True,
-                                     "next_queries": [q["text"] for q in queries], "stop_reason": stop_reason})
-        rounds.append(cast(RoundItem, record))
+        record = round_row({"round": r, "queries": list(frozen["queries"]), "reads": reads["urls"],
+                            "new_evidence": added, "coverage": coverage, "assessed": True,
+                            "next_queries": [q["text"] for q in queries], "stop_reason": stop_reason})
+        rounds.append(record)
         st.pending.append((f"stage/round/{r}", record))
         if stop_after == "round" and st.worked:
             return (yield from _checkpoint(st, "round", r))
@@ -303,7 +302,7 @@ def _checkpoint(st: ResearchState, stage: str, round_number: int) -> Plan[LoopRe
     return {"status": "checkpoint", "stage": stage, "round": round_number, "budgets": st.budgets()}
 
 
-def _publish(st: ResearchState, report: JsonObject) -> Plan[LoopResult]:
+def _publish(st: ResearchState, report: Mapping[str, object]) -> Plan[LoopResult]:
     """Check the cited snapshots, then publish ``report.json`` and ``report.md``.
 
     ``report`` is the :class:`ResearchReport` JSON as stored in Memory (``stage/report``); it is

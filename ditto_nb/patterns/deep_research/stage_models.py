@@ -9,11 +9,13 @@ start clock.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from collections.abc import Mapping
+from typing import Literal, cast
 
 from pydantic import Field
 
-from ditto_nb.patterns.common.records import EvidenceItem, JsonObject, OmittedItem
+from ditto_nb.patterns.common.records import EvidenceItem, OmittedItem
+from ditto_nb.patterns.common.report_records import RoundItem
 from ditto_nb.patterns.common.stage import PatternSpec, ReplayPolicy, Stage, StageOutput
 from ditto_nb.patterns.deep_research.report import ResearchReport
 
@@ -77,7 +79,7 @@ RESEARCH = PatternSpec(
 """Deep research declared as stages; the round loop in ``plan.py`` drives them."""
 
 
-def stage_row(name: str, value: Any) -> JsonObject:
+def stage_row(name: str, value: object) -> Mapping[str, object]:
     """The JSON committed for research stage ``name`` (validated by its output model).
 
     Raises:
@@ -86,4 +88,14 @@ def stage_row(name: str, value: Any) -> JsonObject:
     return RESEARCH.stage(name).commit_value(value)
 
 
-__all__ = ["RESEARCH", "CoverageRow", "EvidenceStage", "ResearchPlan", "RoundRecord", "stage_row"]
+def round_row(value: RoundItem) -> RoundItem:
+    """The JSON committed to ``stage/round/<n>``: ``value`` validated by :class:`RoundRecord`
+    (a :class:`~ditto_nb.patterns.common.report_records.RoundItem`, the report's ``rounds`` item).
+
+    Raises:
+        pydantic.ValidationError: the value does not fit :class:`RoundRecord`.
+    """
+    return cast(RoundItem, stage_row("round", value))
+
+
+__all__ = ["RESEARCH", "CoverageRow", "EvidenceStage", "ResearchPlan", "RoundRecord", "round_row", "stage_row"]

@@ -18,7 +18,6 @@ from ditto_nb.patterns.common import Ledger, TaskScope, add_ledgered_call, add_s
 from ditto_nb.patterns.common.ledger import Plan as Step
 from ditto_nb.patterns.common.partial import check_partial
 from ditto_nb.patterns.common.records import (
-    JsonObject,
     OmittedItem,
     PageRecord,
     SearchArgs,
@@ -80,8 +79,9 @@ class RunState:
         messages: list[dict[str, str]] | Callable[[NodeOutputs], list[dict[str, str]]],
         schema: type[Any],
         after: tuple[str, ...] = (),
-    ) -> Callable[[NodeOutputs], JsonObject]:
-        """Add (or reuse) one model call; return a getter of its validated output.
+    ) -> Callable[[NodeOutputs], Mapping[str, object]]:
+        """Add (or reuse) one model call; return a getter of its output (the model's JSON, validated
+        by the caller's schema).
 
         ``messages`` may be a callable of the outputs of ``after`` (e.g. a draft to review).
 
