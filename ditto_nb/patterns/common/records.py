@@ -6,8 +6,10 @@ values unchanged; old task directories read back as they are). Where a record is
 pydantic stage output or report it is declared ``total=False`` with ``extra="allow"`` so a
 stored row missing a key or carrying a key added by newer code still validates unchanged.
 
-:data:`JsonObject` is kept for the true JSON boundaries only: a model's raw output before
-validation and a Memory value read back before it is validated.
+:data:`JsonObject` is kept for the one JSON boundary notebook code reads as a dict: the stored
+report :attr:`~ditto_nb.patterns.common.view.TaskView.report` hands out before any validation.
+Other untyped JSON (a request before validation, a model's raw output, a committed stage row) is
+``Mapping[str, object]``.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, with_config
 from typing_extensions import NotRequired, TypedDict
 
 JsonObject = dict[str, Any]
-"""A JSON object at a true boundary (raw model output, a Memory value before validation)."""
+"""A JSON object at a true boundary (a Memory value read back before validation)."""
 
 _OPEN = ConfigDict(extra="allow")
 

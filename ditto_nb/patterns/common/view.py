@@ -19,6 +19,7 @@ Example::
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeVar, cast, overload
@@ -56,7 +57,7 @@ class TaskView:
     directory: Path
     pattern: Pattern
     namespace: str
-    rows: JsonObject
+    rows: Mapping[str, object]
 
     def get(self, key: str) -> Any:
         """The value under ``key``, or None."""
@@ -67,7 +68,7 @@ class TaskView:
         return [(k[len(prefix):], v) for k, v in sorted(self.rows.items()) if k.startswith(prefix)]
 
     @property
-    def request(self) -> JsonObject:
+    def request(self) -> Mapping[str, object]:
         """The bound request's fields (``{}`` before the task is bound)."""
         binding = self.rows.get("request")
         if isinstance(binding, dict) and isinstance(binding.get("request"), dict):

@@ -16,7 +16,6 @@ from pydantic import BaseModel
 
 from ditto_nb.patterns.common import Ledger, add_ledgered_call, run_step
 from ditto_nb.patterns.common.ledger import Plan
-from ditto_nb.patterns.common.records import JsonObject
 from ditto_nb.patterns.deep_research import schemas
 from ditto_nb.patterns.deep_research.prompts import Message
 from ditto_nb.patterns.deep_research.request import ResearchRequest
@@ -42,7 +41,8 @@ class ResearchState:
 
     def __init__(self, request: ResearchRequest, resumed: NodeOutputs) -> None:
         self.request = request
-        self.rows: dict[str, JsonObject] = {str(k): v for node in RESUME_ROW_NODES for k, v in resumed[node] or []}
+        # Memory rows as read back (any JSON: stage and round objects, ledger rows, budget counts).
+        self.rows: dict[str, Any] = {str(k): v for node in RESUME_ROW_NODES for k, v in resumed[node] or []}
         if resumed["report"] is not None:
             self.rows["report"] = resumed["report"]
         limits = {kind: int(getattr(request, field)) for kind, field in BUDGET_LIMITS.items()}
