@@ -179,7 +179,10 @@ def attribute_claims(question: str, compared: Sequence[str], claims: Sequence[Cl
         if any(about(c, side, other) for c in claims):
             continue
         found: list[tuple[int, int, str, ChunkRecord]] = []
-        page = _page_of(question, side, other, chunks)
+        # a side's page whose qualifier the other side's page shares comes first ("Bloody Mary
+        # (cocktail)" beside "Sidecar (cocktail)", not "Bloody Mary (folklore)")
+        others = " ".join(str(c.get("title", "")) for c in chunks if title_key(str(c.get("title", ""))) == title_key(other))
+        page = _page_of(f"{question} {others}", side, other, chunks)
         titles = [str(record.get("title", "")) for record in page]
         # the side's page: a title naming it, else (none read) a title whose words the side contains
         # ("Tibouchina" for "Tibouchina Aubl")

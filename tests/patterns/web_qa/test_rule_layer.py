@@ -343,3 +343,16 @@ def test_a_side_named_longer_than_its_page_title_gets_its_pages_sentence() -> No
     added = attribute_claims(question, ["Pothos", "Tibouchina Aubl"], [], [page])
     assert [c["citations"][0]["quote"] for c in added] == [
         "Tibouchina Aubl. is a genus of about 350 species of flowering plants."]
+
+
+def test_the_sides_page_that_shares_the_other_sides_qualifier_comes_first() -> None:
+    from ditto_nb.patterns.web_qa.sides import attribute_claims
+    question = "Do Bloody Mary and Sidecar share any ingredients in common?"
+    base = {"url": "https://wiki.test/x", "final_url": "https://wiki.test/x", "origin": "https://wiki.test",
+            "fetched_at": "2026-12-05T00:00:00Z", "sha256": "0" * 64, "paragraph_index": 0}
+    folklore = {**base, "chunk_id": "c1", "title": "Bloody Mary (folklore)", "text": "Bloody Mary is a legend of a ghost."}
+    cocktail = {**base, "chunk_id": "c2", "title": "Bloody Mary (cocktail)",
+                "text": "A Bloody Mary is a cocktail containing vodka and tomato juice."}
+    sidecar = {**base, "chunk_id": "c3", "title": "Sidecar (cocktail)", "text": "The sidecar is a cocktail made with cognac."}
+    added = attribute_claims(question, ["Bloody Mary", "Sidecar"], [], [folklore, cocktail, sidecar])
+    assert added[0]["citations"][0]["title"] == "Bloody Mary (cocktail)"
