@@ -343,3 +343,29 @@ def test_a_side_named_longer_than_its_page_title_gets_its_pages_sentence() -> No
     added = attribute_claims(question, ["Pothos", "Tibouchina Aubl"], [], [page])
     assert [c["citations"][0]["quote"] for c in added] == [
         "Tibouchina Aubl. is a genus of about 350 species of flowering plants."]
+
+
+@pytest.mark.parametrize(("question", "values", "quotes", "decided"), [
+    ("Is the building at 200 West Street taller than the one at 888 7th Avenue?", ["749 ft tall", "628 ft tall"],
+     [["It is 749 ft (228 m) tall."], ["The tower is 628 ft tall."]], "Yes"),
+    ("Is the building at 200 West Street taller than the one at 888 7th Avenue?", ["749 ft tall", "228 m tall"],
+     [["It is 749 ft (228 m) tall."], ["It is 749 ft (228 m) tall."]], None),  # units differ: no decision
+    ("Which band has more members, Lawson or Hanson?", ["four members", "3 members"],
+     [["Lawson has four members."], ["Hanson has 3 members."]], None),  # "four" is no number written in digits
+    ("Which opera has more acts, Parsifal or Manon?", ["3 acts", "5 acts"],
+     [["an opera in 3 acts"], ["an opera in 5 acts"]], "Manon"),
+    ("Was The Bomb released before Rolling Papers?", ["2015", "March 29, 2011"],
+     [["The Bomb is a 2015 film."], ["It was released on March 29, 2011."]], "No"),
+    ("Were The Bomb and Rolling Papers released in the same year?", ["2015", "2011"],
+     [["The Bomb is a 2015 film."], ["It was released on March 29, 2011."]], "No"),
+    ("Do the operas Vanessa and Le roi malgré lui contain the same number of acts?", ["3 acts", "3 acts"],
+     [["Vanessa is an opera in 3 acts."], ["an opera comique in 3 acts"]], "Yes"),
+    ("Is A taller than B?", ["749 ft", "628 ft"], [["It is 750 ft tall."], ["628 ft"]], None),  # not in A's quotes
+    ("Are both Cooking Light and Vibe magazines?", ["1987", "1993"], [["1987"], ["1993"]], None),
+])
+def test_two_values_decide_an_order_or_sameness_by_code(question: str, values: list[str], quotes: list[list[str]],
+                                                        decided: str | None) -> None:
+    from ditto_nb.patterns.web_qa.compare_step import decide_values
+    from ditto_nb.patterns.common.retrieval import comparison_entities
+    sides = comparison_entities(question) if "A taller" not in question else ["A", "B"]
+    assert decide_values(question, sides, values, quotes) == decided
