@@ -68,6 +68,11 @@ def _side_quotes(compared: Sequence[str], claims: Sequence[ClaimJson]) -> list[t
             for side, other in ((first, second), (second, first))]
 
 
+_THRESHOLD = re.compile(r"\bboth\b.*\b(before|after)\s+(1\d{3}|20\d{2})\b", re.I)
+"""A ``both … before/after <year>`` question: each side's year is compared with the question's."""
+_LEADING_YES_NO = re.compile(r"^\s*(yes|no)\b[\s,.;:!-]", re.I)
+
+
 def _value(text: str, quotes: Sequence[str], dated: bool) -> tuple[float, str] | None:
     """The one year (``dated``) or number a side's value states, with the word after it (its unit),
     when that number is written in the side's quotes; else None."""
@@ -88,8 +93,9 @@ def decide_values(question: str, compared: Sequence[str], values: Sequence[str],
     """The answer two sides' values decide by code, or None (pure).
 
     An ordering (``Which is taller, A or B?``: the side; ``Is A taller than B?`` / ``Was A founded
-    before B?``: yes when the first side wins) or a ``same`` yes/no question (``Were A and B
-    released in the same year?``) is decided from the one number or year each side's value states
+    before B?``: yes when the first side wins), a ``same`` yes/no question (``Were A and B
+    released in the same year?``) or a ``both … before/after <year>`` one (each side's year
+    against the question's) is decided from the one number or year each side's value states
     (:func:`_value`: written in that side's quotes, same unit word on both sides).
 
     Args:
@@ -103,6 +109,13 @@ def decide_values(question: str, compared: Sequence[str], values: Sequence[str],
         neither an order nor sameness, a value states no single number, or the units differ.
     """
     form = answer_form(question)
+    threshold = _THRESHOLD.search(normalize_text(question)) if form == "yes-no" else None
+    if threshold is not None:  # "Were A and B both formed before 2010?": each side's year against it
+        years = [_value(v, q, True) for v, q in zip(values, quotes)]
+        if any(y is None for y in years):
+            return None
+        limit, before = float(threshold.group(2)), threshold.group(1).lower() == "before"
+        return "Yes" if all((y[0] < limit) if before else (y[0] > limit) for y in years if y) else "No"
     order: Order | None = order_of(question) if form == "side" else yes_no_order(question)
     same = form == "yes-no" and order is None and re.search(r"\bsame\b", question, re.I) is not None
     if order is None and not same:
@@ -152,6 +165,9 @@ def compare_round(run: RunState, context: RuleContext, draft: schemas.AnswerOutp
     sides = _side_quotes(compared, every)
     decided = decide_values(context.question, compared, [out.first, out.second], [q for _, q in sides])
     answer, status = (decided, "answered") if decided is not None else (out.answer, out.status)
+    leading = _LEADING_YES_NO.match(f"{answer} ") if answer_form(context.question) == "yes-no" else None
+    if decided is None and leading is not None:  # "No, they are not both famous chefs." → "No"
+        answer = leading.group(1).capitalize()
     compared_draft = draft.model_copy(update={"answer": answer, "status": status})
     added = len(every) - len(claims)
     before = draft.answer if draft.status == "answered" else ""  # a declined draft had no answer
