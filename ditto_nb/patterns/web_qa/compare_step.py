@@ -10,7 +10,10 @@ leaves a two-sided comparison declined, or its only problem is a side without a 
    compared fact (:func:`~ditto_nb.patterns.web_qa.sides.attribute_claims`: verbatim, verified as
    exact text of their chunk);
 2. when every side has quotes, one short model call (``Task: compare``, :class:`SidesOutput`)
-   sees only the question and each side's quotes, writes each side's value, then the answer;
+   sees only the question and each side's quotes, writes each side's value, then the answer; an
+   ordering or ``same`` question whose two values each state one number or year written in that
+   side's quotes is decided by code from them (:func:`decide_values`; the 1.5B model wrote "749
+   ft" and "628 ft" for "Is 200 West Street taller than 888 7th Avenue?", then declined);
 3. the declared answer rules (:data:`~ditto_nb.patterns.web_qa.rule_set.RULES`) run on that answer
    with the sides' claims, as on any draft: ``side-by-side`` publishes it with one quote per side,
    and a problem left declines the task, naming the side without a quote.
@@ -22,19 +25,21 @@ compared.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from ditto_nb.patterns.common import run_step
 from ditto_nb.patterns.common.records import ChunkRecord
 from ditto_nb.patterns.web_qa import prompts, schemas
-from ditto_nb.patterns.web_qa.comparison import about
+from ditto_nb.patterns.web_qa.comparison import NUMBER, YEAR, Order, about, order_of, yes_no_order
 from ditto_nb.patterns.web_qa.rule_set import COMPARE_SIDES
 from ditto_nb.patterns.web_qa.rules import LayerResult, RuleContext
-from ditto_nb.patterns.web_qa.side_by_side import missing_sides
+from ditto_nb.patterns.web_qa.side_by_side import answer_form, missing_sides
 from ditto_nb.patterns.web_qa.sides import attribute_claims
 from ditto_nb.patterns.web_qa.stage_models import ClaimJson, RuleFiredJson
 from ditto_nb.patterns.web_qa.stages import RunState, Step
 from ditto_nb.runtime.graph import graph
+from ditto_nb.text import normalize_text
 
 def wants_compare(context: RuleContext, layer: LayerResult, rules_off: frozenset[str]) -> bool:
     """Whether the answer round's draft goes to the compare step rather than the repair.
@@ -61,6 +66,72 @@ def _side_quotes(compared: Sequence[str], claims: Sequence[ClaimJson]) -> list[t
     return [(side, [str(c.get("quote", "")) for claim in claims if about(claim, side, other)
                     for c in claim.get("citations") or []])
             for side, other in ((first, second), (second, first))]
+
+
+_THRESHOLD = re.compile(r"\bboth\b.*\b(before|after)\s+(1\d{3}|20\d{2})\b", re.I)
+"""A ``both … before/after <year>`` question: each side's year is compared with the question's."""
+_LEADING_YES_NO = re.compile(r"^\s*(yes|no)\b[\s,.;:!-]", re.I)
+
+
+def _value(text: str, quotes: Sequence[str], dated: bool) -> tuple[float, str] | None:
+    """The one year (``dated``) or number a side's value states, with the word after it (its unit),
+    when that number is written in the side's quotes; else None."""
+    text, quoted = normalize_text(text), normalize_text(" ".join(quotes))
+    pattern = YEAR if dated else NUMBER
+    found = {m.group(0) for m in pattern.finditer(text)}
+    if len(found) != 1:
+        return None
+    token = found.pop()
+    if not re.search(rf"(?<![\d,.]){re.escape(token)}(?![\d]|,\d)", quoted):
+        return None
+    after = text[text.index(token) + len(token):].split()
+    return float(token.replace(",", "")), (after[0].strip(".,;").lower() if after else "")
+
+
+def decide_values(question: str, compared: Sequence[str], values: Sequence[str],
+                  quotes: Sequence[Sequence[str]]) -> str | None:
+    """The answer two sides' values decide by code, or None (pure).
+
+    An ordering (``Which is taller, A or B?``: the side; ``Is A taller than B?`` / ``Was A founded
+    before B?``: yes when the first side wins), a ``same`` yes/no question (``Were A and B
+    released in the same year?``) or a ``both … before/after <year>`` one (each side's year
+    against the question's) is decided from the one number or year each side's value states
+    (:func:`_value`: written in that side's quotes, same unit word on both sides).
+
+    Args:
+        question: the question as asked.
+        compared: its two sides, in the question's order.
+        values: what the compare call wrote for each side (``first``, ``second``).
+        quotes: each side's verified quotes.
+
+    Returns:
+        The side as the question writes it, ``Yes`` or ``No``; None when the question asks for
+        neither an order nor sameness, a value states no single number, or the units differ.
+    """
+    form = answer_form(question)
+    threshold = _THRESHOLD.search(normalize_text(question)) if form == "yes-no" else None
+    if threshold is not None:  # "Were A and B both formed before 2010?": each side's year against it
+        years = [_value(v, q, True) for v, q in zip(values, quotes)]
+        if any(y is None for y in years):
+            return None
+        limit, before = float(threshold.group(2)), threshold.group(1).lower() == "before"
+        return "Yes" if all((y[0] < limit) if before else (y[0] > limit) for y in years if y) else "No"
+    order: Order | None = order_of(question) if form == "side" else yes_no_order(question)
+    same = form == "yes-no" and order is None and re.search(r"\bsame\b", question, re.I) is not None
+    if order is None and not same:
+        return None
+    dated = order in ("earlier", "later") or (same and re.search(r"\byears?\b", question, re.I) is not None)
+    a, b = (_value(v, q, dated) for v, q in zip(values, quotes))
+    if a is None or b is None or (not dated and a[1] != b[1]):
+        return None
+    if same:
+        return "Yes" if a[0] == b[0] else "No"
+    if a[0] == b[0]:
+        return None
+    first_wins = (a[0] < b[0]) == (order in ("earlier", "fewer"))
+    if form == "side":
+        return compared[0] if first_wins else compared[1]
+    return "Yes" if first_wins else "No"
 
 
 def compare_round(run: RunState, context: RuleContext, draft: schemas.AnswerOutput, claims: list[ClaimJson],
@@ -91,15 +162,23 @@ def compare_round(run: RunState, context: RuleContext, draft: schemas.AnswerOutp
                              schemas.SidesOutput)
     outputs = yield from run_step(g)
     out = schemas.SidesOutput.model_validate(get(outputs))
-    compared_draft = draft.model_copy(update={"answer": out.answer, "status": out.status})
+    sides = _side_quotes(compared, every)
+    decided = decide_values(context.question, compared, [out.first, out.second], [q for _, q in sides])
+    answer, status = (decided, "answered") if decided is not None else (out.answer, out.status)
+    leading = _LEADING_YES_NO.match(f"{answer} ") if answer_form(context.question) == "yes-no" else None
+    if decided is None and leading is not None:  # "No, they are not both famous chefs." → "No"
+        answer = leading.group(1).capitalize()
+    compared_draft = draft.model_copy(update={"answer": answer, "status": status})
     added = len(every) - len(claims)
+    before = draft.answer if draft.status == "answered" else ""  # a declined draft had no answer
     fired: RuleFiredJson = {
-        "rule": COMPARE_SIDES, "phase": "rewrite", "round": "compare", "changed": out.answer != draft.answer,
-        "before": draft.answer, "after": out.answer,
+        "rule": COMPARE_SIDES, "phase": "rewrite", "round": "compare", "changed": answer != before,
+        "before": before, "after": answer,
         "note": f"{compared[0]}: {out.first} | {compared[1]}: {out.second} → {out.status}"
+                + (f"; decided by code from the two values: {decided}" if decided is not None else "")
                 + (f" ({added} side quote(s) added by code)" if added else ""),
     }
     return compared_draft, every, fired
 
 
-__all__ = ["COMPARE_SIDES", "compare_round", "wants_compare"]
+__all__ = ["COMPARE_SIDES", "compare_round", "decide_values", "wants_compare"]

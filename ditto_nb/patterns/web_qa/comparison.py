@@ -58,7 +58,7 @@ YEAR = re.compile(r"(?<!\d)(?<!\d[,.])(1\d{3}|20\d{2})(?!\d|[,.]\d)")
 _NATIONS = {"english": "british", "scottish": "british", "welsh": "british", "northern irish": "british",
             "korean": "south korean", "argentine": "argentinean", "icelandic": "icelander", "slovenian": "slovene"}
 """Nationality words countryinfo lacks, mapped to the one they are compared as."""
-_NUMBER = re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?!\d|,\d)|(?<![\w.])(?<!\d,)\d+(?:\.\d+)?(?!\w|,\d)")
+NUMBER = re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?!\d|,\d)|(?<![\w.])(?<!\d,)\d+(?:\.\d+)?(?!\w|,\d)")
 
 
 def order_of(question: str) -> Order | None:
@@ -80,6 +80,24 @@ def order_of(question: str) -> Order | None:
     return None
 
 
+def yes_no_order(question: str) -> Order | None:
+    """The order a yes/no comparison asks about, or None.
+
+    ``Is A taller than B?`` → ``more`` (the comparative right before ``than``); ``Was A founded
+    before B?`` → ``earlier`` (``before``/``after``). None for a question that is not yes/no or
+    names no order.
+    """
+    text = normalize_text(question).lower()
+    if not re.match(r"^(are|were|is|was|do|did|does|has|have|had|can|could)\b", text):
+        return None
+    than = re.search(r"\b(\w+)\s+than\b", text)
+    for order, cue in _CUES:
+        if than and cue.fullmatch(than.group(1)):
+            return order
+    moment = re.search(r"\b(before|after)\b", text)
+    return None if moment is None else ("earlier" if moment.group(1) == "before" else "later")
+
+
 def about(claim: ClaimJson, side: str, other: str) -> bool:
     """Whether ``claim`` is about ``side``: a citation from its page (title words as whole words),
     or its text names it (whole words), not ``other``."""
@@ -94,7 +112,7 @@ def about(claim: ClaimJson, side: str, other: str) -> bool:
 def numbers(text: str) -> list[float]:
     """Numbers of ``text`` that are not years (``9,071`` → 9071.0)."""
     out = []
-    for match in _NUMBER.finditer(text):
+    for match in NUMBER.finditer(text):
         token = match.group(0)
         if "," not in token and YEAR.fullmatch(token):
             continue
@@ -234,5 +252,6 @@ def decide_nationality(question: str, compared: Sequence[str], claims: Sequence[
     return "yes"
 
 
-__all__ = ["YEAR", "Order", "about", "decide_nationality", "decide_order", "demonym_pattern", "nationality",
+__all__ = ["NUMBER", "YEAR", "Order", "about", "decide_nationality", "decide_order", "demonym_pattern", "nationality",
+           "yes_no_order",
            "numbers", "order_of", "side_value"]

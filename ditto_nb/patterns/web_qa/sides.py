@@ -158,7 +158,8 @@ def attribute_claims(question: str, compared: Sequence[str], claims: Sequence[Cl
     A side the draft left without a verified claim gets, from its own page (:func:`_page_of`), the
     sentence that shares most of the question's attribute words (:func:`attribute_words`; ties go
     to the earlier sentence) and the page's first, defining sentence (``X is a …``), at most
-    :data:`MAX_SIDE_QUOTES`. A sentence from another page counts only when it names the side. Each
+    :data:`MAX_SIDE_QUOTES`. Only the side's own page is quoted (a title naming it): a list page's
+    "Madame Figaro … are also published in the country" gave a wrong "same country" answer. Each
     claim's text is its quote, a verbatim sentence verified as exact text of its chunk, so it states
     nothing its quote does not; its verification says it was added by code.
 
@@ -190,9 +191,10 @@ def attribute_claims(question: str, compared: Sequence[str], claims: Sequence[Cl
         for record, title in zip(page, titles):
             own = (names_entity(title, side, whole_words=True) if strong
                    else names_entity(side, title_key(title), whole_words=True))
+            if not own:  # another page's sentence about the side lacks its page's context ("the country")
+                continue
             for sentence in _sentences(str(record.get("text", ""))):
-                if own or names_entity(sentence, side, whole_words=True):
-                    found.append((_score(sentence, wanted), len(found), sentence, record))
+                found.append((_score(sentence, wanted), len(found), sentence, record))
         if not found:
             continue
         best = max(found, key=lambda f: (f[0], -f[1]))

@@ -252,7 +252,7 @@ def test_a_side_gets_the_sentences_of_its_own_page_about_the_compared_fact() -> 
             "fetched_at": "2026-12-05T00:00:00Z", "sha256": "0" * 64, "paragraph_index": 0}
     tennis = {**base, "chunk_id": "c1", "title": "Tennis (magazine)",
               "text": "It was founded in 1965. Tennis is an American sports magazine about tennis. It is monthly."}
-    other = {**base, "chunk_id": "c2", "title": "Wimbledon", "text": "Wimbledon is a sports event. Tennis players go."}
+    other = {**base, "chunk_id": "c2", "title": "Wimbledon", "text": "Tennis is a sports magazine, Wimbledon says."}
     added = attribute_claims(question, ["Ranger Rick", "Tennis"], [], [other, tennis])
     quotes = [c["citations"][0]["quote"] for c in added]
     assert quotes == ["It was founded in 1965.", "Tennis is an American sports magazine about tennis."]
@@ -356,3 +356,59 @@ def test_the_sides_page_that_shares_the_other_sides_qualifier_comes_first() -> N
     sidecar = {**base, "chunk_id": "c3", "title": "Sidecar (cocktail)", "text": "The sidecar is a cocktail made with cognac."}
     added = attribute_claims(question, ["Bloody Mary", "Sidecar"], [], [folklore, cocktail, sidecar])
     assert added[0]["citations"][0]["title"] == "Bloody Mary (cocktail)"
+
+
+@pytest.mark.parametrize(("question", "values", "quotes", "decided"), [
+    ("Is the building at 200 West Street taller than the one at 888 7th Avenue?", ["749 ft tall", "628 ft tall"],
+     [["It is 749 ft (228 m) tall."], ["The tower is 628 ft tall."]], "Yes"),
+    ("Is the building at 200 West Street taller than the one at 888 7th Avenue?", ["749 ft tall", "228 m tall"],
+     [["It is 749 ft (228 m) tall."], ["It is 749 ft (228 m) tall."]], None),  # units differ: no decision
+    ("Which band has more members, Lawson or Hanson?", ["four members", "3 members"],
+     [["Lawson has four members."], ["Hanson has 3 members."]], None),  # "four" is no number written in digits
+    ("Which opera has more acts, Parsifal or Manon?", ["3 acts", "5 acts"],
+     [["an opera in 3 acts"], ["an opera in 5 acts"]], "Manon"),
+    ("Was The Bomb released before Rolling Papers?", ["2015", "March 29, 2011"],
+     [["The Bomb is a 2015 film."], ["It was released on March 29, 2011."]], "No"),
+    ("Were The Bomb and Rolling Papers released in the same year?", ["2015", "2011"],
+     [["The Bomb is a 2015 film."], ["It was released on March 29, 2011."]], "No"),
+    ("Do the operas Vanessa and Le roi malgré lui contain the same number of acts?", ["3 acts", "3 acts"],
+     [["Vanessa is an opera in 3 acts."], ["an opera comique in 3 acts"]], "Yes"),
+    ("Is A taller than B?", ["749 ft", "628 ft"], [["It is 750 ft tall."], ["628 ft"]], None),  # not in A's quotes
+    ("Are both Cooking Light and Vibe magazines?", ["1987", "1993"], [["1987"], ["1993"]], None),
+])
+def test_two_values_decide_an_order_or_sameness_by_code(question: str, values: list[str], quotes: list[list[str]],
+                                                        decided: str | None) -> None:
+    from ditto_nb.patterns.web_qa.compare_step import decide_values
+    from ditto_nb.patterns.common.retrieval import comparison_entities
+    sides = comparison_entities(question) if "A taller" not in question else ["A", "B"]
+    assert decide_values(question, sides, values, quotes) == decided
+
+
+@pytest.mark.parametrize(("values", "decided"), [(["formed in 2000", "formed in 2005"], "Yes"),
+                                                  (["formed in 2000", "2012"], "No"), (["in 2000", "long ago"], None)])
+def test_both_before_a_year_compares_each_sides_year_with_it(values: list[str], decided: str | None) -> None:
+    from ditto_nb.patterns.web_qa.compare_step import decide_values
+    quotes = [["Sound Team was formed in 2000 in Austin."], ["Dead by Sunrise formed in 2005, and again in 2012."]]
+    question = "Were Sound Team and Dead by Sunrise both formed before 2010?"
+    assert decide_values(question, ["Sound Team", "Dead by Sunrise"], values, quotes) == decided
+
+
+async def test_a_yes_no_sentence_from_the_compare_step_publishes_its_leading_word(
+    tmp_path: Path, sandbox_factory: Any, config: Any, scripted_model: Any
+) -> None:
+    def sentence(user: str) -> dict[str, Any]:
+        return {"first": "painted ochre", "second": "painted grey", "answer": "Yes, both have painted walls.",
+                "status": "answered"}
+
+    wiki: SandboxWeb = sandbox_factory([
+        {"url": wiki_url("Orval Keep"), "title": "Orval Keep", "paragraphs": [ORVAL]},
+        {"url": wiki_url("Brenn Hold"), "title": "Brenn Hold", "paragraphs": [BRENN]},
+    ])
+    script = Script(queries=["Orval Keep", "Brenn Hold"], answer=_declined, compare=sentence)
+    scripted_model.responder = script
+    request = make_request(wiki, question="Do both Orval Keep and Brenn Hold have painted walls?",
+                           max_queries=2, max_pages=4)
+    search = SearchSetup.from_sandbox(wiki, policy_overrides={"retries": 0})
+    report = await run_once(tmp_path / "t", request, config, search, scripted_model)
+    assert "compare" in script.seen
+    assert report.answer.status == "answered" and report.answer.text == "Yes"
