@@ -25,6 +25,11 @@ def test_comparison_entities() -> None:
     assert comparison_entities("Who is older, Annie Morton or Terry Richardson?") == ["Annie Morton", "Terry Richardson"]
     assert comparison_entities("Were Scott Derrickson and Ed Wood of the same nationality?") == ["Scott Derrickson", "Ed Wood"]
     assert comparison_entities("Where was the architect of the Blue Museum born?") == []
+    # a trailing lower-case participle or plural is the question's words, not the name's
+    assert comparison_entities("Are Parents and Madame Figaro published in the same country?") == [
+        "Parents", "Madame Figaro"]
+    assert comparison_entities("Are Jim Lindberg and Alison Moyet singers of the same nationality?") == [
+        "Jim Lindberg", "Alison Moyet"]
 
 
 def test_relaxation_drops_descriptive_words_then_keeps_the_entity_alone() -> None:

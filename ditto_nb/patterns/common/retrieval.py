@@ -167,7 +167,10 @@ def comparison_entities(question: str) -> list[str]:
     text = normalize_text(question)
     pair = _YES_NO_PAIR.match(text)
     if pair:
-        sides = [_clean(re.sub(r"^(the|a|an)\s+", "", side, flags=re.I)) for side in pair.group(1, 2)]
+        # "Are Parents and Madame Figaro published in the same country?", "Are A and Alison Moyet
+        # singers of the same …": a trailing lower-case participle or plural is the question's, not the name's
+        sides = [_clean(re.sub(r"(?:\s+[a-z]+(?:ed|s))+$", "", re.sub(r"^(the|a|an)\s+", "", side, flags=re.I)))
+                 for side in pair.group(1, 2)]
         if all(sides):
             return sides
     entities = question_entities(question)

@@ -13,7 +13,10 @@ leaves a two-sided comparison declined, or its only problem is a side without a 
    sees only the question and each side's quotes, writes each side's value, then the answer; an
    ordering or ``same`` question whose two values each state one number or year written in that
    side's quotes is decided by code from them (:func:`decide_values`; the 1.5B model wrote "749
-   ft" and "628 ft" for "Is 200 West Street taller than 888 7th Avenue?", then declined);
+   ft" and "628 ft" for "Is 200 West Street taller than 888 7th Avenue?", then declined); a
+   ``both`` question (:func:`~ditto_nb.patterns.web_qa.side_by_side.asks_both`) has each side
+   judged on its own (yes / no / unclear) and code combines them
+   (:func:`~ditto_nb.patterns.web_qa.side_by_side.both_answer`; an unclear side declines);
 3. the declared answer rules (:data:`~ditto_nb.patterns.web_qa.rule_set.RULES`) run on that answer
    with the sides' claims, as on any draft: ``side-by-side`` publishes it with one quote per side,
    and a problem left declines the task, naming the side without a quote.
@@ -34,7 +37,7 @@ from ditto_nb.patterns.web_qa import prompts, schemas
 from ditto_nb.patterns.web_qa.comparison import NUMBER, YEAR, Order, about, order_of, yes_no_order
 from ditto_nb.patterns.web_qa.rule_set import COMPARE_SIDES
 from ditto_nb.patterns.web_qa.rules import LayerResult, RuleContext
-from ditto_nb.patterns.web_qa.side_by_side import answer_form, missing_sides
+from ditto_nb.patterns.web_qa.side_by_side import answer_form, asks_both, both_answer, missing_sides
 from ditto_nb.patterns.web_qa.sides import attribute_claims
 from ditto_nb.patterns.web_qa.stage_models import ClaimJson, RuleFiredJson
 from ditto_nb.patterns.web_qa.stages import RunState, Step
@@ -163,8 +166,12 @@ def compare_round(run: RunState, context: RuleContext, draft: schemas.AnswerOutp
     outputs = yield from run_step(g)
     out = schemas.SidesOutput.model_validate(get(outputs))
     sides = _side_quotes(compared, every)
-    decided = decide_values(context.question, compared, [out.first, out.second], [q for _, q in sides])
-    answer, status = (decided, "answered") if decided is not None else (out.answer, out.status)
+    if asks_both(context.question):  # each side judged on its own; code combines the two
+        decided = both_answer([out.first, out.second])
+        answer, status = (decided, "answered") if decided is not None else ("", "insufficient-evidence")
+    else:
+        decided = decide_values(context.question, compared, [out.first, out.second], [q for _, q in sides])
+        answer, status = (decided, "answered") if decided is not None else (out.answer, out.status)
     leading = _LEADING_YES_NO.match(f"{answer} ") if answer_form(context.question) == "yes-no" else None
     if decided is None and leading is not None:  # "No, they are not both famous chefs." → "No"
         answer = leading.group(1).capitalize()
@@ -175,7 +182,7 @@ def compare_round(run: RunState, context: RuleContext, draft: schemas.AnswerOutp
         "rule": COMPARE_SIDES, "phase": "rewrite", "round": "compare", "changed": answer != before,
         "before": before, "after": answer,
         "note": f"{compared[0]}: {out.first} | {compared[1]}: {out.second} → {out.status}"
-                + (f"; decided by code from the two values: {decided}" if decided is not None else "")
+                + (f"; decided by code from the two sides: {decided}" if decided is not None else "")
                 + (f" ({added} side quote(s) added by code)" if added else ""),
     }
     return compared_draft, every, fired

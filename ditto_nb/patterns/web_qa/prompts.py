@@ -26,7 +26,7 @@ from ditto_nb.patterns.web_qa.schemas import (ClaimItem, CompareOutput, GroundOu
                                              SelectOutput, SidesOutput)
 from ditto_nb.patterns.web_qa.chunk_labels import (MAX_CHUNK_CHARS, EvidenceLine, evidence_lines, label,
                                                    render_chunks, resolve_label)
-from ditto_nb.patterns.web_qa.side_by_side import answer_form
+from ditto_nb.patterns.web_qa.side_by_side import answer_form, asks_both
 from ditto_nb.patterns.web_qa.stage_models import DraftCitation, ShownConflict
 
 ANSWER_CHUNK_CHARS = 600
@@ -254,6 +254,15 @@ _SIDES_RULES = (
 )
 
 
+_BOTH_RULES = (
+    "The question asks whether both have what it names. Judge each one from its own quotes only. "
+    "first: yes, no or unclear for the first one, then a few words of its quotes: yes when they "
+    "say it has what the question names, no when they say it is something else, unclear when "
+    "they do not say; second: the same for the second one. Then answer: yes when both are yes, no "
+    "when one is no. status: answered when the answer is yes or no, else insufficient-evidence."
+)
+
+
 def compare_messages(question: str, sides: Sequence[tuple[str, Sequence[str]]]) -> list[dict[str, str]]:
     """Messages of ``Task: compare``: the question and each compared side's verified quotes, no
     chunks (rules in :data:`SYSTEM`; :mod:`ditto_nb.patterns.web_qa.compare_step`).
@@ -269,7 +278,8 @@ def compare_messages(question: str, sides: Sequence[tuple[str, Sequence[str]]]) 
     then = _COMPARE_ANSWER[answer_form(question)].format(names=" or ".join(names))
     shown = "\n".join(f"{n}. {side}: " + " ".join(f'"{q}"' for q in quotes)
                       for n, (side, quotes) in enumerate(sides, 1))
-    return _messages("compare", f"Question: {question}\nQuotes:\n{shown}", _SIDES_RULES.format(then=then))
+    rules = _BOTH_RULES if asks_both(question) else _SIDES_RULES.format(then=then)
+    return _messages("compare", f"Question: {question}\nQuotes:\n{shown}", rules)
 
 
 def ground_messages(

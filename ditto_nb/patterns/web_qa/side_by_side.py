@@ -81,6 +81,25 @@ def answer_form(question: str) -> AnswerForm:
     return "value"
 
 
+def asks_both(question: str) -> bool:
+    """Whether a yes/no comparison asks if *both* sides have what it names (``Are A and B both
+    film directors?``, ``Were both A and B connected with Disney?``), not a sameness (``same``), an
+    order (``than``) or a year threshold (``both formed before 2010``)."""
+    text = normalize_text(question).lower()
+    return (answer_form(question) == "yes-no" and re.search(r"\bboth\b", text) is not None
+            and re.search(r"\b(same|than|before|after)\b", text) is None)
+
+
+def both_answer(values: Sequence[str]) -> str | None:
+    """``Yes`` when each side's judgement (``yes …``) says it has what the question names, ``No``
+    when one says it does not (``no …``), None when a side is ``unclear`` or unreadable (the
+    compare call's ``first``/``second`` of a :func:`asks_both` question)."""
+    verdicts = [(re.match(r"\W*(yes|no)\b", v.lower()) or [None, None])[1] for v in values]
+    if "no" in verdicts:
+        return "No"
+    return "Yes" if verdicts and all(v == "yes" for v in verdicts) else None
+
+
 def compared_answer(question: str, compared: Sequence[str], answer: str,
                     claims: Sequence[ClaimJson]) -> tuple[str, str] | None:
     """The answer a side-by-side comparison publishes, with the comparison made, or None.
@@ -116,4 +135,4 @@ def compared_answer(question: str, compared: Sequence[str], answer: str,
     return None
 
 
-__all__ = ["AnswerForm", "answer_form", "compared_answer", "missing_sides", "side_claim"]
+__all__ = ["AnswerForm", "answer_form", "asks_both", "both_answer", "compared_answer", "missing_sides", "side_claim"]

@@ -406,9 +406,43 @@ async def test_a_yes_no_sentence_from_the_compare_step_publishes_its_leading_wor
     ])
     script = Script(queries=["Orval Keep", "Brenn Hold"], answer=_declined, compare=sentence)
     scripted_model.responder = script
-    request = make_request(wiki, question="Do both Orval Keep and Brenn Hold have painted walls?",
+    request = make_request(wiki, question="Are Orval Keep and Brenn Hold hill forts of the same kind?",
                            max_queries=2, max_pages=4)
     search = SearchSetup.from_sandbox(wiki, policy_overrides={"retries": 0})
     report = await run_once(tmp_path / "t", request, config, search, scripted_model)
     assert "compare" in script.seen
     assert report.answer.status == "answered" and report.answer.text == "Yes"
+
+
+@pytest.mark.parametrize(("values", "answer"), [
+    (["yes, a hill fort", "Yes: a hill fort"], "Yes"), (["yes, a hill fort", "no, a castle"], "No"),
+    (["unclear", "no, a castle"], "No"), (["yes, a hill fort", "unclear"], None), (["a hill fort", "yes"], None)])
+def test_a_both_question_combines_each_sides_own_judgement(values: list[str], answer: str | None) -> None:
+    from ditto_nb.patterns.web_qa.side_by_side import asks_both, both_answer
+    assert asks_both("Are Orval Keep and Brenn Hold both hill forts?")
+    assert not asks_both("Were Sound Team and Dead by Sunrise both formed before 2010?")
+    assert not asks_both("Which fort is older, Orval Keep or Brenn Hold?")
+    assert both_answer(values) == answer
+
+
+async def test_a_both_question_is_judged_side_by_side_and_an_unclear_side_declines(
+    tmp_path: Path, sandbox_factory: Any, config: Any, scripted_model: Any
+) -> None:
+    prompts: list[str] = []
+
+    def judged(user: str) -> dict[str, Any]:
+        prompts.append(user)
+        return {"first": "yes, walls painted ochre", "second": "unclear", "answer": "yes", "status": "answered"}
+
+    wiki: SandboxWeb = sandbox_factory([
+        {"url": wiki_url("Orval Keep"), "title": "Orval Keep", "paragraphs": [ORVAL]},
+        {"url": wiki_url("Brenn Hold"), "title": "Brenn Hold", "paragraphs": [BRENN]},
+    ])
+    script = Script(queries=["Orval Keep", "Brenn Hold"], answer=_declined, compare=judged)
+    scripted_model.responder = script
+    request = make_request(wiki, question="Do both Orval Keep and Brenn Hold have ochre walls?", max_queries=2,
+                           max_pages=4)
+    search = SearchSetup.from_sandbox(wiki, policy_overrides={"retries": 0})
+    report = await run_once(tmp_path / "t", request, config, search, scripted_model)
+    assert "yes, no or unclear for the first one" in prompts[0]
+    assert report.answer.status == "insufficient-evidence"  # the model's "yes" does not stand on an unclear side
