@@ -30,9 +30,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import cast
 
 from ditto_nb.patterns.common import run_step
-from ditto_nb.patterns.common.records import ChunkRecord
+from ditto_nb.evidence.chunks import chunks_from_page
+from ditto_nb.patterns.common.records import ChunkRecord, PageRecord
 from ditto_nb.patterns.web_qa import prompts, schemas
 from ditto_nb.patterns.web_qa.comparison import NUMBER, YEAR, Order, about, order_of, yes_no_order
 from ditto_nb.patterns.web_qa.rule_set import COMPARE_SIDES
@@ -138,7 +140,7 @@ def decide_values(question: str, compared: Sequence[str], values: Sequence[str],
 
 
 def compare_round(run: RunState, context: RuleContext, draft: schemas.AnswerOutput, claims: list[ClaimJson],
-                  candidates: Sequence[ChunkRecord]
+                  pages: Sequence[PageRecord]
                   ) -> Step[tuple[schemas.AnswerOutput, list[ClaimJson], RuleFiredJson] | None]:
     """The compare step on one declined or one-sided draft (see the module docstring).
 
@@ -147,7 +149,8 @@ def compare_round(run: RunState, context: RuleContext, draft: schemas.AnswerOutp
         context: the question's rule context.
         draft: the answer round's draft.
         claims: its verified, supported claims.
-        candidates: every chunk read (the sides' pages are looked up among them).
+        pages: every page read (``page_read`` outputs): each side's own page is looked up among
+            all their chunks, not only the chunks ranked for the answer call.
 
     Returns:
         ``(draft, claims, trace entry)``: the compare call's answer and status on the draft, the
@@ -157,7 +160,8 @@ def compare_round(run: RunState, context: RuleContext, draft: schemas.AnswerOutp
         BudgetExceeded: the call would exceed the run's model calls.
     """
     compared = context.compared
-    every = [*claims, *attribute_claims(context.question, compared, claims, candidates)]
+    chunks = [cast(ChunkRecord, c.model_dump()) for page in pages for c in chunks_from_page(page)]
+    every = [*claims, *attribute_claims(context.question, compared, claims, chunks)]
     if missing_sides(compared, every):
         return None
     g = graph("compare")

@@ -131,8 +131,8 @@ def _report_stage(run: RunState, plan: PlanJson, read: ReadJson,
         layer = _layer(run, replace(context, fits=result.fits, fits_reason=result.fits_reason), draft,
                        result.valid_claims, "answer")
         fired, draft, claims, answer_issues = list(layer.fired), _with(draft, layer), layer.draft.claims, layer.problems
-        compared_out = (yield from compare_round(run, context, draft, claims, selected["candidates"])
-                 ) if wants_compare(context, layer, run.rules_off) else None
+        compared_out = (yield from compare_round(run, context, draft, claims, read["pages"])
+                        ) if wants_compare(context, layer, run.rules_off) else None
         if compared_out is not None:
             # A comparison declined or one-sided: answered from each side's quotes (compare_step).
             sides_draft, sides_claims, sides_fired = compared_out
