@@ -30,6 +30,9 @@ def test_comparison_entities() -> None:
         "Parents", "Madame Figaro"]
     assert comparison_entities("Are Jim Lindberg and Alison Moyet singers of the same nationality?") == [
         "Jim Lindberg", "Alison Moyet"]
+    assert comparison_entities("Were the documentaries One Big Hapa Family and A Film Unfinished directed by the same "
+                               "person?") == ["One Big Hapa Family", "Film Unfinished"]
+    assert comparison_entities("Are Vanessa and Le roi malgré lui of the same kind?") == ["Vanessa", "Le roi malgré lui"]
 
 
 def test_relaxation_drops_descriptive_words_then_keeps_the_entity_alone() -> None:

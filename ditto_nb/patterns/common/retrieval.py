@@ -71,6 +71,19 @@ def _clean(span: str) -> str:
     return normalize_text(span.strip(" ,.;:?!\"'“”"))
 
 
+def _pair_side(span: str) -> str:
+    """One side of a yes/no pair as a name: without a leading article or lower-case words
+    ("the documentaries One Big Hapa Family") and without a trailing run of lower-case words that
+    holds a participle or plural ("Madame Figaro published", "Alison Moyet singers", "A Film
+    Unfinished directed by"): those are the question's words, not the name's."""
+    span = re.sub(r"^(?:[a-z]+\s+)+(?=[A-Z0-9\"“])", "", span.strip())
+    span = re.sub(r"^(the|a|an)\s+", "", span, flags=re.I)
+    tail = re.search(r"(?:\s+[a-z]+)+$", span)
+    if tail and tail.start() > 0 and re.search(r"[a-z](?:ed|s)\b", tail.group(0)):
+        span = span[:tail.start()]
+    return _clean(span)
+
+
 def _split_pair(span: str) -> list[str]:
     """``Ed Wood and Scott Derrickson`` → both names; ``Kiss and Tell`` stays one title (a side
     with fewer than two capitalized words is not a name of its own)."""
@@ -167,10 +180,7 @@ def comparison_entities(question: str) -> list[str]:
     text = normalize_text(question)
     pair = _YES_NO_PAIR.match(text)
     if pair:
-        # "Are Parents and Madame Figaro published in the same country?", "Are A and Alison Moyet
-        # singers of the same …": a trailing lower-case participle or plural is the question's, not the name's
-        sides = [_clean(re.sub(r"(?:\s+[a-z]+(?:ed|s))+$", "", re.sub(r"^(the|a|an)\s+", "", side, flags=re.I)))
-                 for side in pair.group(1, 2)]
+        sides = [_pair_side(side) for side in pair.group(1, 2)]
         if all(sides):
             return sides
     entities = question_entities(question)
