@@ -16,7 +16,8 @@ leaves a two-sided comparison declined, or its only problem is a side without a 
    ft" and "628 ft" for "Is 200 West Street taller than 888 7th Avenue?", then declined); a
    ``both`` question (:func:`~ditto_nb.patterns.web_qa.side_by_side.asks_both`) has each side
    judged on its own (yes / no / unclear) and code combines them
-   (:func:`~ditto_nb.patterns.web_qa.side_by_side.both_answer`; an unclear side declines);
+   (:func:`~ditto_nb.patterns.web_qa.side_by_side.both_answer`: yes when both are; otherwise the
+   task declines);
 3. the declared answer rules (:data:`~ditto_nb.patterns.web_qa.rule_set.RULES`) run on that answer
    with the sides' claims, as on any draft: ``side-by-side`` publishes it with one quote per side,
    and a problem left declines the task, naming the side without a quote.
@@ -78,10 +79,13 @@ _THRESHOLD = re.compile(r"\bboth\b.*\b(before|after)\s+(1\d{3}|20\d{2})\b", re.I
 _LEADING_YES_NO = re.compile(r"^\s*(yes|no)\b[\s,.;:!-]", re.I)
 
 
-def _value(text: str, quotes: Sequence[str], dated: bool) -> tuple[float, str] | None:
+def _value(text: str, quotes: Sequence[str], dated: bool, names: Sequence[str] = ()) -> tuple[float, str] | None:
     """The one year (``dated``) or number a side's value states, with the word after it (its unit),
-    when that number is written in the side's quotes; else None."""
+    when that number is written in the side's quotes; else None. The compared ``names`` are read
+    out first ("The building at 200 West Street is 749 ft tall": 749)."""
     text, quoted = normalize_text(text), normalize_text(" ".join(quotes))
+    for name in names:
+        text = re.sub(re.escape(normalize_text(name)), " ", text, flags=re.I)
     pattern = YEAR if dated else NUMBER
     found = {m.group(0) for m in pattern.finditer(text)}
     if len(found) != 1:
@@ -116,7 +120,7 @@ def decide_values(question: str, compared: Sequence[str], values: Sequence[str],
     form = answer_form(question)
     threshold = _THRESHOLD.search(normalize_text(question)) if form == "yes-no" else None
     if threshold is not None:  # "Were A and B both formed before 2010?": each side's year against it
-        years = [_value(v, q, True) for v, q in zip(values, quotes)]
+        years = [_value(v, q, True, compared) for v, q in zip(values, quotes)]
         if any(y is None for y in years):
             return None
         limit, before = float(threshold.group(2)), threshold.group(1).lower() == "before"
@@ -126,7 +130,7 @@ def decide_values(question: str, compared: Sequence[str], values: Sequence[str],
     if order is None and not same:
         return None
     dated = order in ("earlier", "later") or (same and re.search(r"\byears?\b", question, re.I) is not None)
-    a, b = (_value(v, q, dated) for v, q in zip(values, quotes))
+    a, b = (_value(v, q, dated, compared) for v, q in zip(values, quotes))
     if a is None or b is None or (not dated and a[1] != b[1]):
         return None
     if same:

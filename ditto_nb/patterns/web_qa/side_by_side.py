@@ -91,12 +91,14 @@ def asks_both(question: str) -> bool:
 
 
 def both_answer(values: Sequence[str]) -> str | None:
-    """``Yes`` when each side's judgement (``yes …``) says it has what the question names, ``No``
-    when one says it does not (``no …``), None when a side is ``unclear`` or unreadable (the
-    compare call's ``first``/``second`` of a :func:`asks_both` question)."""
+    """``Yes`` when each side's judgement (``yes …``) says it has what the question names, else
+    None: the task declines (the compare call's ``first``/``second`` of a :func:`asks_both`
+    question). A side's ``no`` decides nothing: the 1.5B model wrote "no" for a side whose quotes
+    do not say ("Monkey Kingdom: no" for "connected with Disney?", "Roger Donaldson: no" for "in
+    the film industry?") as often as for one whose quotes say it is something else (on 7
+    comparisons of both halves, 2026-12-05: 3 right "no" answers, 4 wrong); a ``No`` comes from
+    code only (:func:`~ditto_nb.patterns.web_qa.kinds.decide_kind`)."""
     verdicts = [(re.match(r"\W*(yes|no)\b", v.lower()) or [None, None])[1] for v in values]
-    if "no" in verdicts:
-        return "No"
     return "Yes" if verdicts and all(v == "yes" for v in verdicts) else None
 
 

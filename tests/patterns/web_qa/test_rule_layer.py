@@ -361,6 +361,9 @@ def test_the_sides_page_that_shares_the_other_sides_qualifier_comes_first() -> N
 @pytest.mark.parametrize(("question", "values", "quotes", "decided"), [
     ("Is the building at 200 West Street taller than the one at 888 7th Avenue?", ["749 ft tall", "628 ft tall"],
      [["It is 749 ft (228 m) tall."], ["The tower is 628 ft tall."]], "Yes"),
+    ("Is the building at 200 West Street taller than the one at 888 7th Avenue?",  # a name's number is not the value
+     ["The building at 200 West Street is 749 ft tall.", "The building at 888 7th Avenue is 628 ft tall."],
+     [["It is 749 ft (228 m) tall."], ["The tower is 628 ft tall."]], "Yes"),
     ("Is the building at 200 West Street taller than the one at 888 7th Avenue?", ["749 ft tall", "228 m tall"],
      [["It is 749 ft (228 m) tall."], ["It is 749 ft (228 m) tall."]], None),  # units differ: no decision
     ("Which band has more members, Lawson or Hanson?", ["four members", "3 members"],
@@ -415,8 +418,8 @@ async def test_a_yes_no_sentence_from_the_compare_step_publishes_its_leading_wor
 
 
 @pytest.mark.parametrize(("values", "answer"), [
-    (["yes, a hill fort", "Yes: a hill fort"], "Yes"), (["yes, a hill fort", "no, a castle"], "No"),
-    (["unclear", "no, a castle"], "No"), (["yes, a hill fort", "unclear"], None), (["a hill fort", "yes"], None)])
+    (["yes, a hill fort", "Yes: a hill fort"], "Yes"), (["yes, a hill fort", "no, a castle"], None),
+    (["unclear", "no, a castle"], None), (["yes, a hill fort", "unclear"], None), (["a hill fort", "yes"], None)])
 def test_a_both_question_combines_each_sides_own_judgement(values: list[str], answer: str | None) -> None:
     from ditto_nb.patterns.web_qa.side_by_side import asks_both, both_answer
     assert asks_both("Are Orval Keep and Brenn Hold both hill forts?")
