@@ -168,12 +168,11 @@ def compare_round(run: RunState, context: RuleContext, draft: schemas.AnswerOutp
     every = [*claims, *attribute_claims(context.question, compared, claims, chunks)]
     if missing_sides(compared, every):
         return None
+    sides = _side_quotes(compared, every)
     g = graph("compare")
-    get = run.add_model_call(g, "compare", prompts.compare_messages(context.question, _side_quotes(compared, every)),
-                             schemas.SidesOutput)
+    get = run.add_model_call(g, "compare", prompts.compare_messages(context.question, sides), schemas.SidesOutput)
     outputs = yield from run_step(g)
     out = schemas.SidesOutput.model_validate(get(outputs))
-    sides = _side_quotes(compared, every)
     if asks_both(context.question):  # each side judged on its own; code combines the two
         decided = both_answer([out.first, out.second])
         answer, status = (decided, "answered") if decided is not None else ("", "insufficient-evidence")

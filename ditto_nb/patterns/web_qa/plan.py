@@ -141,15 +141,14 @@ def _report_stage(run: RunState, plan: PlanJson, read: ReadJson,
             draft, claims, answer_issues, withheld = _with(sides_draft, layer), layer.draft.claims, layer.problems, result.rejected
             answer = {"status": decide_status("insufficient-evidence" if answer_issues else draft.status, len(claims),
                                               bool(conflicts_out)), "text": draft.answer, "claims": claims,
-                      "withheld": [{"claim": w["claim"], "quote": w["quote"], "reasons": w["reasons"]} for w in withheld]}
+                      "withheld": _withheld_json(withheld)}
         elif result.problems and not answer_issues and claims:
             # The answer stands on its verified, supported claims: the failed claims are withheld
             # with their reasons, and the repair (two model calls) is not needed.
             withheld = result.rejected
             answer = {"status": decide_status(draft.status, len(claims), bool(conflicts_out)),
                       "text": draft.answer, "claims": claims,
-                      "withheld": [{"claim": w["claim"], "quote": w["quote"], "reasons": w["reasons"]}
-                                   for w in withheld]}
+                      "withheld": _withheld_json(withheld)}
         elif result.problems or answer_issues:
             repaired = True
             first, first_review = draft, (result.fits, result.fits_reason)
@@ -187,8 +186,7 @@ def _report_stage(run: RunState, plan: PlanJson, read: ReadJson,
                 hint = "insufficient-evidence" if answer_issues else draft.status
                 answer = {"status": decide_status(hint, len(claims), bool(conflicts_out)),
                           "text": draft.answer, "claims": claims,
-                          "withheld": [{"claim": w["claim"], "quote": w["quote"], "reasons": w["reasons"]}
-                                       for w in withheld]}
+                          "withheld": _withheld_json(withheld)}
         if "status" not in answer:
             status = decide_status(draft.status, len(claims), bool(conflicts_out))
             answer = {"status": status, "text": draft.answer, "claims": claims}
@@ -237,6 +235,11 @@ def _report_stage(run: RunState, plan: PlanJson, read: ReadJson,
                               context=lambda v: {"status": v["answer"]["status"]})
     yield from run_step(g)
     return cast(WebQaReportJson, dict(commit.value))
+
+
+def _withheld_json(withheld: list[WithheldClaim]) -> list[WithheldClaim]:
+    """The report's ``answer.withheld`` entries: each failed claim with its quote and reasons only."""
+    return [{"claim": w["claim"], "quote": w["quote"], "reasons": w["reasons"]} for w in withheld]
 
 
 def _layer(run: RunState, context: RuleContext, draft: schemas.AnswerOutput, claims: list[ClaimJson],

@@ -25,7 +25,7 @@ from ditto_nb.patterns.common.retrieval import names_entity, title_key
 from ditto_nb.patterns.web_qa.comparison import YEAR, about, demonym_pattern, numbers, order_of
 from ditto_nb.patterns.web_qa.evaluate import chunk_citation
 from ditto_nb.patterns.web_qa.kinds import DEFINING, asked_kind
-from ditto_nb.patterns.web_qa.stage_models import ClaimJson
+from ditto_nb.patterns.web_qa.stage_models import CitationJson, ClaimJson
 from ditto_nb.text import normalize_text, split_sentences
 
 
@@ -74,6 +74,13 @@ def _page_of(question: str, side: str, other: str, chunks: Sequence[ChunkRecord]
     return own + naming
 
 
+def _code_claim(sentence: str, citation: CitationJson, why: str) -> ClaimJson:
+    """A claim code adds: its text is its verified quote, its grounding reason says why."""
+    return {"claim": sentence, "citations": [citation], "verification": {
+        "quotes_verified": True, "grounded": True, "grounding_reason": f"added by code: {why}",
+        "cross_check_passed": None, "origins": [citation["origin"]]}}
+
+
 def side_claims(question: str, compared: Sequence[str], claims: Sequence[ClaimJson],
                 chunks: Sequence[ChunkRecord]) -> list[ClaimJson]:
     """Claims code adds for the compared sides that have none (see the module docstring).
@@ -103,10 +110,7 @@ def side_claims(question: str, compared: Sequence[str], claims: Sequence[ClaimJs
             citation = chunk_citation(record, sentence)
             if citation is None:
                 continue
-            added.append({"claim": sentence, "citations": [citation], "verification": {
-                "quotes_verified": True, "grounded": True,
-                "grounding_reason": f"added by code: the sentence of {citation['title'] or side} that states its {kind}",
-                "cross_check_passed": None, "origins": [citation["origin"]]}})
+            added.append(_code_claim(sentence, citation, f"the sentence of {citation['title'] or side} that states its {kind}"))
             break
     return added
 
@@ -202,11 +206,8 @@ def attribute_claims(question: str, compared: Sequence[str], claims: Sequence[Cl
                                                      key=lambda f: f[1])[:MAX_SIDE_QUOTES]:
             citation = chunk_citation(record, sentence)
             if citation is not None:
-                added.append({"claim": sentence, "citations": [citation], "verification": {
-                    "quotes_verified": True, "grounded": True,
-                    "grounding_reason": f"added by code: the sentence of {citation['title'] or side} "
-                                        "about the compared fact",
-                    "cross_check_passed": None, "origins": [citation["origin"]]}})
+                added.append(_code_claim(sentence, citation, f"the sentence of {citation['title'] or side} "
+                                                             "about the compared fact"))
     return added
 
 
