@@ -8,7 +8,8 @@
 # advertises instructions it cannot run (AMX, seen on this project's machines) the server then
 # dies with SIGILL on its first prompt. So when EXTRAS holds `local` or `local-small`, this script
 # builds llama-cpp-python once with portable flags (no -march=native, never AMX, AVX2/FMA/F16C
-# baseline, no AVX-512) into a cache directory named by those flags,
+# baseline, no AVX-512; text only: LLAVA_BUILD=OFF skips the multimodal mtmd library, which the
+# kit never loads) into a cache directory named by those flags,
 # ~/.cache/ditto_nb/wheels/<tag>/ (--no-cache-dir: pip's own wheel cache is keyed by the sdist, not
 # by CMAKE_ARGS, and would hand back a native wheel built earlier), installs that wheel with its
 # [server] extra, and only then installs ditto_nb, whose requirement is then already satisfied, so
@@ -28,8 +29,8 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 
 LLAMA_VERSION=0.3.36
-PORTABLE_CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF"
-TAG=llama-avx2   # names the flag set above; change it whenever the flags change
+PORTABLE_CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF -DLLAVA_BUILD=OFF"
+TAG=llama-avx2-text   # names the flag set above; change it whenever the flags change
 
 # The dev extra's system packages: Chromium for tests/browser, MediaWiki + PHP for the real-wiki test.
 MEDIAWIKI_PACKAGES="mediawiki php-cli php-sqlite3 php-intl php-mbstring php-xml"

@@ -23,10 +23,11 @@ from ditto_nb.errors import ModelServerCrashed, ModelTransportError
 
 PORTABLE_CMAKE_ARGS: Final = (
     "-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON "
-    "-DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF"
+    "-DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF -DLLAVA_BUILD=OFF"
 )
 """CMake flags of the portable llama.cpp build (no ``-march=native``, never AMX, AVX2/FMA/F16C
-baseline, no AVX-512). ``scripts/setup.sh`` uses exactly these (a test compares them)."""
+baseline, no AVX-512; ``LLAVA_BUILD=OFF``: text only, no multimodal ``mtmd`` library, which
+llama-cpp-python imports only for vision chat handlers). ``scripts/setup.sh`` uses exactly these (a test compares them)."""
 
 REINSTALL_HELP: Final = (
     "Reinstall a portable llama.cpp build: from the repository run `bash scripts/setup.sh .venv local`, or "

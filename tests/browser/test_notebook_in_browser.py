@@ -112,12 +112,22 @@ def _run_all(page: Page) -> None:
     raise AssertionError("Run All Cells did not start the notebook")
 
 
+ERROR_OUTPUT = ".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']"
+"""JupyterLab renders a cell's error (and stderr) with this MIME type."""
+
+
 def _wait_until_all_ran(page: Page, shot: Path, timeout: float = 240.0) -> None:
+    """Wait until every code cell has run; fail at once when a cell shows an error (Run All stops
+    there, so the cells after it would never run and the wait would last the whole timeout)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         prompts = page.locator(".jp-CodeCell .jp-InputPrompt").all_inner_texts()
         if prompts and all(p.strip().startswith("[") and p.strip()[1:2].isdigit() for p in prompts):
             return
+        errors = page.locator(ERROR_OUTPUT)
+        if errors.count():
+            page.screenshot(path=str(shot), full_page=True)
+            raise AssertionError(f"a cell failed: {errors.all_inner_texts()[-1][-2000:]}")
         time.sleep(0.5)
     page.screenshot(path=str(shot), full_page=True)
     raise AssertionError(f"not every cell ran: {page.locator('.jp-CodeCell .jp-InputPrompt').all_inner_texts()}")
@@ -202,7 +212,7 @@ def test_notebook_01_in_a_real_browser(lab: tuple[str, Path], tmp_path: Path) ->
             assert view.request["question"] == TYPED_QUESTION and view.report is not None
 
             # No cell has an error output: JupyterLab renders errors (and stderr) with this MIME type.
-            errors = page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']")
+            errors = page.locator(ERROR_OUTPUT)
             assert errors.count() == 0, errors.all_inner_texts()
             assert page.locator(".jp-OutputArea-output").count() >= 15
         finally:

@@ -23,7 +23,7 @@ from pydantic import BaseModel
 
 from ditto_nb.patterns.common.records import ChunkRecord
 from ditto_nb.patterns.web_qa.schemas import (ClaimItem, CompareOutput, GroundOutput, PlainAnswerOutput, PlanOutput,
-                                             SelectOutput, SidesOutput)
+                                             SelectOutput)
 from ditto_nb.patterns.web_qa.chunk_labels import (MAX_CHUNK_CHARS, EvidenceLine, evidence_lines, label,
                                                    render_chunks, resolve_label)
 from ditto_nb.patterns.web_qa.side_by_side import answer_form, asks_both
@@ -113,8 +113,7 @@ SYSTEM = (
     f"Step select (rules in the request): Format: {_format(SelectOutput)}\n\n"
     f"Steps answer and repair (rules in the request): Format: {_format(PlainAnswerOutput)}\n\n"
     f"Steps answer and repair of a comparison (rules in the request): Format: {_format(CompareOutput)}\n\n"
-    f"Steps ground and regrade (rules in the request): Format: {_format(GroundOutput)}\n\n"
-    f"Step compare (rules in the request): Format: {_format(SidesOutput)}"
+    f"Steps ground and regrade (rules in the request): Format: {_format(GroundOutput)}"
 )
 """The one system message of every Web QA model call: the reply format (JSON schema) of every
 step; nothing in it varies, so the llama.cpp server reads it once per server and restores it from
@@ -123,7 +122,10 @@ stay in the user message, right before the reply: with the answer, ground and re
 the 1.5B model answered 6 right and 4 wrong of the first 18 dev-150 bridge questions on the real
 MediaWiki, against 10 right and 3 wrong with them last; with the plan and select rules here the
 demo's question planned "City where the Eiffel Tower stands" and ended insufficient (README
-"Measured", 2026-12-04)."""
+"Measured", 2026-12-04). The compare step's format is not here: it goes at the end of its own
+request (:func:`ditto_nb.workers.structured_output.with_schema`). With it here (6f0266d) the demo's
+question selected the Paris, Texas chunks, hopped to Lamar County and ended insufficient, where
+it answered "The Seine" without it (2026-12-05): any text added here changes every call."""
 
 
 def _messages(purpose: str, user: str, task: str = "") -> list[dict[str, str]]:
@@ -265,7 +267,8 @@ _BOTH_RULES = (
 
 def compare_messages(question: str, sides: Sequence[tuple[str, Sequence[str]]]) -> list[dict[str, str]]:
     """Messages of ``Task: compare``: the question and each compared side's verified quotes, no
-    chunks (rules in :data:`SYSTEM`; :mod:`ditto_nb.patterns.web_qa.compare_step`).
+    chunks (rules and format in the request, not in :data:`SYSTEM`;
+    :mod:`ditto_nb.patterns.web_qa.compare_step`).
 
     Args:
         question: the question as asked.
