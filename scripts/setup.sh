@@ -92,7 +92,7 @@ if [[ ",$extras," == *",local,"* || ",$extras," == *",local-small,"* ]]; then
   fi
   wheel=$(ls "$wheels"/llama_cpp_python-"$LLAMA_VERSION"-*.whl 2>/dev/null | head -n 1 || true)
   if [ -z "$wheel" ]; then
-    echo "setup: building llama-cpp-python $LLAMA_VERSION once with portable flags (about 8-10 minutes on 2 cores)" >&2
+    echo "setup: building llama-cpp-python $LLAMA_VERSION once with portable flags, text only (about 3 minutes on 2 cores)" >&2
     echo "setup: CMAKE_ARGS=$PORTABLE_CMAKE_ARGS" >&2
     build=$(mktemp -d)
     CMAKE_ARGS="$PORTABLE_CMAKE_ARGS" "$pip" wheel -q --no-cache-dir --no-deps --no-binary llama-cpp-python \
