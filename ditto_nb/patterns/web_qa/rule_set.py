@@ -15,7 +15,6 @@ Check phase (each problem goes to the one repair; one left after it declines the
 - ``answer-quoted``: the answer's words are in its quotes and its claims state it.
 - ``sides-quoted``: each compared side has a verified claim (the problem names the missing side).
 - ``asked-kind``: a year, number or person when the question asks for one.
-- ``number-asked``: the number the question's words qualify in the quote sentence.
 - ``described-bridge``: not the in-between entity the question describes.
 - ``tied-years``: not a name the quotes (or a shown chunk) tie the question's years away from.
 - ``excluded-entity``: not the entity a ``besides …`` question excludes.
@@ -42,7 +41,6 @@ from ditto_nb.patterns.web_qa.answer_checks import (
     expected_kind,
     is_sentence,
     is_yes_no,
-    number_elsewhere,
     repeats_question,
 )
 from ditto_nb.patterns.common.records import ChunkRecord
@@ -144,15 +142,6 @@ def _asked_kind(ctx: RuleContext, draft: DraftAnswer) -> RuleOutput:
     return None
 
 
-def _number_asked(ctx: RuleContext, draft: DraftAnswer) -> RuleOutput:
-    text = normalize_text(draft.text)
-    if not _answered(draft) or expected_kind(ctx.question) != "number" or not re.search(r"\d", text):
-        return None
-    other = number_elsewhere(ctx.question, text, draft.claims)
-    return None if not other else (f"answer: in its quote the question's words qualify {other}, not the answer's "
-                                   f"number; answer with {other}")
-
-
 def _described_bridge(ctx: RuleContext, draft: DraftAnswer) -> RuleOutput:
     bridge = described_bridge(ctx.question, draft.text, ctx.bridges) if _answered(draft) else None
     return None if not bridge else (f"answer: {bridge} is the in-between entity the question describes; the "
@@ -217,7 +206,6 @@ RULES: tuple[AnswerRule, ...] = (
     AnswerRule("answer-quoted", "check", _ALL, _answer_quoted, "the answer's words are in its quotes and claims"),
     AnswerRule("sides-quoted", "check", _COMPARISON, _sides_quoted, "each compared side has a verified claim"),
     AnswerRule("asked-kind", "check", _ALL, _asked_kind, "a year, number or person when the question asks one"),
-    AnswerRule("number-asked", "check", _ALL, _number_asked, "the number the question's words qualify"),
     AnswerRule("described-bridge", "check", _SINGLE, _described_bridge, "not the in-between entity described"),
     AnswerRule("tied-years", "check", _ALL, _tied_years, "not a name the quotes tie the question's years away from"),
     AnswerRule("excluded-entity", "check", _ALL, _excluded, "not the entity a 'besides …' question excludes"),

@@ -71,7 +71,6 @@ CASES: dict[str, tuple[str, str, list[Any], dict[str, Any]]] = {
     "sides-quoted": ("Which band had six members, Letters to Cleo or Screaming Trees?", "Letters to Cleo", [CLEO],
                      {"compared": ("Letters to Cleo", "Screaming Trees")}),
     "asked-kind": ("In what year was the Colosseum completed?", "Titus", [COLOSSEUM], {}),
-    "number-asked": ("The arena can seat how many people?", "4,000", [ARENA], {}),
     "described-bridge": ("What government position was held by the woman who portrayed Corliss Archer?",
                          "Shirley Temple", [TEMPLE], {"bridges": ("Shirley Temple",)}),
     "tied-years": ("The team plays in a conference known as what from 1988 to 1996?", "ECAC North",
@@ -102,10 +101,8 @@ def test_switching_a_rule_off_by_name_changes_the_recorded_trace(name: str) -> N
     question, answer, claims, fields = CASES[name]
     context = RuleContext(question=question, **fields)
     draft = DraftAnswer(text=answer, status="answered", claims=claims)
-    # a rewrite rule that would fire first is switched off too, so the rule under test runs
-    earlier = {"counted-number"} if name == "number-asked" else set()
-    on = run_rules(RULES, context, draft, off=earlier)
-    off = run_rules(RULES, context, draft, off=earlier | {name})
+    on = run_rules(RULES, context, draft)
+    off = run_rules(RULES, context, draft, off={name})
     assert name in [f["rule"] for f in on.fired], on.fired
     assert name not in [f["rule"] for f in off.fired]
     assert on.fired != off.fired
