@@ -7,6 +7,9 @@ Supported (MediaWiki Action API, https://www.mediawiki.org/wiki/API:Search):
   "query": {"searchinfo": {"totalhits": N}, "search": [{"ns", "title", "pageid", "size",
   "wordcount", "snippet", "timestamp", "fullurl"}]}}``. ``fullurl`` is a sandbox extension
   (MediaWiki offers it through ``prop=info&inprop=url``) mapping the title to its page URL.
+- ``action=query&list=prefixsearch&pssearch=...&pslimit=..&format=json`` →
+  ``{"batchcomplete": "", "query": {"prefixsearch": [{"ns", "title", "pageid", "fullurl"}]}}``
+  (https://www.mediawiki.org/wiki/API:Prefixsearch; titles in title order, no continuation).
 - ``action=query&generator=search&gsrsearch=...&prop=info&inprop=url`` →
   ``{"query": {"pages": {"<pageid>": {"pageid", "ns", "title", "index", "fullurl",
   "canonicalurl"}}}}`` with ``gsroffset`` continuation.
@@ -73,9 +76,23 @@ def handle_api(params: Mapping[str, str], index: SearchIndex, url_for: Callable[
         return _error("badvalue", f'Unrecognized value for parameter "action": {params.get("action", "")}.')
     if params.get("list") == "search":
         return _list_search(params, index, url_for)
+    if params.get("list") == "prefixsearch":
+        return _prefix_search(params, index, url_for)
     if params.get("generator") == "search":
         return _generator_search(params, index, url_for)
-    return _error("badvalue", 'The sandbox supports only "list=search" and "generator=search".')
+    return _error("badvalue", 'The sandbox supports only "list=search", "list=prefixsearch" and "generator=search".')
+
+
+def _prefix_search(params: Mapping[str, str], index: SearchIndex, url_for: Callable[[str], str]) -> dict[str, Any]:
+    prefix = params.get("pssearch", "")
+    if not prefix.strip():
+        return _error("missingparam", 'The "pssearch" parameter must be set.')
+    limit = _int_param(params, "pslimit", DEFAULT_LIMIT, allow_max=True)
+    if isinstance(limit, dict):
+        return limit
+    hits = index.prefix(prefix, limit)
+    return {"batchcomplete": "", "query": {"prefixsearch": [
+        {"ns": 0, "title": hit.title, "pageid": hit.pageid, "fullurl": url_for(hit.url)} for hit in hits]}}
 
 
 def _list_search(params: Mapping[str, str], index: SearchIndex, url_for: Callable[[str], str]) -> dict[str, Any]:

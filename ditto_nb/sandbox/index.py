@@ -215,6 +215,30 @@ class SearchIndex:
         ]
         return total, hits
 
+    def prefix(self, prefix: str, limit: int = 10) -> list[IndexHit]:
+        """Pages whose title starts with ``prefix``, in title order, like MediaWiki's
+        ``list=prefixsearch`` on its database backend: the first letter is matched case-blind
+        (titles start upper-case), the rest exactly.
+
+        Args:
+            prefix: the start of a title ("" matches nothing).
+            limit: most hits.
+
+        Returns:
+            Hits (no snippet, score 0).
+        """
+        text = " ".join(prefix.split())
+        if not text:
+            return []
+        start = text[:1].upper() + text[1:]
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT pageid, title, url, size, wordcount FROM pages WHERE substr(title, 1, ?) = ?"
+                " ORDER BY title, pageid LIMIT ?", (len(start), start, max(0, limit)),
+            ).fetchall()
+        return [IndexHit(pageid=int(r[0]), title=str(r[1]), url=str(r[2]), size=int(r[3]), wordcount=int(r[4]),
+                         snippet="", score=0.0) for r in rows]
+
     def close(self) -> None:
         """Close the database connection."""
         with self._lock:

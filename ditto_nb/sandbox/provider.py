@@ -87,6 +87,20 @@ class LocalIndexProvider:
         """
         return self._hits(query, limit, "title")
 
+    async def search_prefix(self, prefix: str, limit: int) -> list[SearchHit]:
+        """The pages whose title starts with ``prefix`` (like ``list=prefixsearch``), in title order.
+
+        Raises:
+            InvalidRequest: blank prefix or bad limit.
+        """
+        prefix = check_search_args(prefix, limit)
+        hits: list[SearchHit] = []
+        for rank, hit in enumerate(self._index.prefix(prefix, limit), start=1):
+            url = self._url_for(hit.url)
+            hits.append(SearchHit(query=prefix, rank=rank, title=hit.title, url=url, origin=origin_of(url),
+                                  snippet="", provider=self.name))
+        return hits
+
     def _hits(self, query: str, limit: int, what: str) -> list[SearchHit]:
         query = check_search_args(query, limit)
         _, found = self._index.search(query, limit, what=what)

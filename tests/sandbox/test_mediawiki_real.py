@@ -65,6 +65,16 @@ async def test_title_search_puts_the_shortest_titles_first(wiki: MediaWikiSite) 
     assert [hit.title for hit in await _provider(wiki).search_titles("Corliss", 1)] == ["Meet Corliss Archer"]
 
 
+async def test_prefix_search_finds_a_name_s_qualified_page(wiki: MediaWikiSite) -> None:
+    # list=prefixsearch reads the title index: "Kiss and Tell" is the start of the film's title
+    hits = await _provider(wiki).search_prefix("Kiss and Tell", 5)
+    assert FILM in [hit.title for hit in hits]
+    assert all(hit.title.startswith("Kiss and Tell") and hit.url == wiki.page_url(hit.title) for hit in hits)
+    assert [hit.rank for hit in hits] == list(range(1, len(hits) + 1))
+    assert [hit.title for hit in await _provider(wiki).search_prefix("shirley Temple", 5)] == ["Shirley Temple"]
+    assert await _provider(wiki).search_prefix("Zzyzx Qwerty", 5) == []
+
+
 async def test_search_follows_real_continuation(wiki: MediaWikiSite) -> None:
     everything = await _provider(wiki).search("film", 50)
     paged = await _provider(wiki, page_size=2).search("film", 5)

@@ -159,6 +159,15 @@ async def test_search_ands_terms_and_ors_only_when_asked(demo_sandbox: SandboxWe
     assert titles and all("Seine" in t for t in titles) and "Paris" not in titles
 
 
+async def test_prefix_search_api_matches_title_starts_like_mediawiki(demo_sandbox: SandboxWeb) -> None:
+    reply = await _api(demo_sandbox, list="prefixsearch", pssearch="seine", pslimit="5")
+    titles = [h["title"] for h in reply["query"]["prefixsearch"]]
+    assert titles and all(t.startswith("Seine") for t in titles)  # first letter case-blind
+    assert titles == sorted(titles) and all(h["fullurl"] for h in reply["query"]["prefixsearch"])
+    assert (await _api(demo_sandbox, list="prefixsearch", pssearch="eine"))["query"]["prefixsearch"] == []
+    assert (await _api(demo_sandbox, list="prefixsearch", pssearch=" "))["error"]["code"] == "missingparam"
+
+
 async def test_search_api_continuation_and_errors(demo_sandbox: SandboxWeb) -> None:
     first = await _api(demo_sandbox, srsearch="Paris", srlimit="2")
     total = first["query"]["searchinfo"]["totalhits"]

@@ -136,7 +136,8 @@ class SearchResult(TypedDict, total=False):
     """The ``web_search`` tool's result for one query.
 
     ``ok``; ``query`` (as asked); ``used`` (the form that returned hits); ``tried`` (every form
-    sent); ``hits``; on failure ``failure`` and ``error``.
+    sent); ``hits``; on failure ``failure`` and ``error``; with ``names`` asked, ``named``: the
+    titles of the pages those names title (first among the hits).
     """
 
     ok: bool
@@ -146,6 +147,7 @@ class SearchResult(TypedDict, total=False):
     hits: list[SearchHit]
     failure: str
     error: str
+    named: list[str]
 
 
 class Provenance(TypedDict, total=False):
@@ -237,18 +239,20 @@ class PublishedFiles(TypedDict):
 class SearchSpec(TypedDict):
     """A search spec: the query ``text``, its relaxation ladder ``fallbacks`` (tried in order
     while a form returns no hit), the ``entity`` searched by title first ("" for none) and, in a
-    second hop, ``alternates``: other names tried when every hit is a page already read."""
+    second hop, ``alternates``: other names tried when every hit is a page already read, and
+    ``names``: candidate bridge names whose own pages (page titles) come first."""
 
     text: str
     fallbacks: list[str]
     entity: str
     alternates: NotRequired[list[str]]
+    names: NotRequired[list[str]]
 
 
 class SearchArgs(TypedDict, total=False):
     """``web_search`` tool arguments: ``query``, ``limit`` (hits), the relaxation ladder
     ``fallbacks``, the entity ``title`` searched first, the URLs already ``seen`` and the
-    ``alternates`` tried when every hit is among them."""
+    ``alternates`` tried when every hit is among them, and the ``names`` looked up as page titles."""
 
     query: str
     limit: int
@@ -256,6 +260,7 @@ class SearchArgs(TypedDict, total=False):
     title: str
     seen: list[str]
     alternates: list[str]
+    names: list[str]
 
 
 @with_config(_OPEN)

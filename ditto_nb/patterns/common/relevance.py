@@ -61,7 +61,7 @@ def described_heads(question: str) -> set[str]:
 
 
 def bridge_candidates(question: str, texts: Sequence[str], known: Sequence[str], limit: int = 2, *,
-                      one_word: bool = False) -> list[str]:
+                      one_word: bool = False, loose: bool = False) -> list[str]:
     """Names in evidence texts that the question does not name: candidate bridge entities.
 
     A bridge question's in-between entity is usually a multi-word name that the first pages
@@ -93,6 +93,9 @@ def bridge_candidates(question: str, texts: Sequence[str], known: Sequence[str],
         limit: most names returned.
         one_word: admit one-word names (Web QA's hop; deep research forms queries from names of
             two words or more).
+        loose: with ``one_word``, keep a one-word name even when no question word stands before
+            it (ranked after the others): for a lookup whose own filter is strict (a page titled
+            by the name, :func:`ditto_nb.patterns.common.tools.named_pages`), not for queries.
 
     Returns:
         Names, best first.
@@ -132,7 +135,7 @@ def bridge_candidates(question: str, texts: Sequence[str], known: Sequence[str],
     # a one-word name must also be described by the question's words (a town a page mentions in
     # passing is not the bridge)
     longer = {w for n in counts if " " in n for w in title_key(n).split()}
-    names = [n for n in counts if " " in n or (title_key(n) not in longer and context[n] > 0)]
+    names = [n for n in counts if " " in n or (title_key(n) not in longer and (loose or context[n] > 0))]
     return sorted(names, key=lambda n: (-len(heads & _stems(n)), -kin(n), -context[n], -counts[n], first[n]))[:limit]
 
 

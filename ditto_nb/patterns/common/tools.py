@@ -11,6 +11,9 @@
   hit so far is a URL in ``seen`` (pages already read); the first that finds a new page is used.
   ``title``: when the provider offers title search (``search_titles``), pages whose title
   matches it come first (a provider error there is ignored: title search is an extra).
+  ``names`` (a second hop's candidate bridge names, best first): each is looked up as a page
+  title (:func:`named_pages`); the pages titled by a name, not in ``seen``, come first, in the
+  names' order, as a wiki link from the first page would lead to them. ``named`` lists them.
 - ``page_read(url)`` → ``read_page`` under the task's NetworkPolicy, snapshot stored; returns
   ``{"ok": True, "url", "final_url", "origin", "title", "fetched_at", "sha256", "status",
   "paragraphs"}`` or a per-source failure ``{"ok": False, "url", "failure", "error"}``.
@@ -41,6 +44,7 @@ from ditto_nb.patterns.common.records import (
     SearchHit,
     SearchResult,
 )
+from ditto_nb.patterns.common.retrieval import title_key
 from ditto_nb.patterns.common.search import SearchSetup
 from ditto_nb.web.fetch import read_page
 from ditto_nb.web.policy import origin_of
@@ -53,6 +57,55 @@ def _dump(hit: Any) -> SearchHit:
     if hasattr(hit, "model_dump"):
         return cast(SearchHit, dict(hit.model_dump(mode="json")))
     return cast(SearchHit, dict(hit))
+
+
+MAX_NAMES = 10
+"""Most names one search looks up as page titles (one provider request each)."""
+
+
+def titled_by(title: str, name: str) -> bool:
+    """Whether a page ``title`` is the page of ``name``: the same words once a parenthetical
+    qualifier is dropped (``Drifting (motorsport)`` for "Drifting") or, for a place, once the
+    part after its first comma is dropped (``Marion, South Australia`` for "Marion"), the
+    convention of Wikipedia's titles."""
+    key = title_key(name)
+    return bool(key) and key in (title_key(title), title_key(title.split(",", 1)[0]))
+
+
+async def named_pages(provider: Any, names: Sequence[str], seen: Sequence[str]) -> list[SearchHit]:
+    """The pages titled by each name (:func:`titled_by`), in the names' order, none in ``seen``.
+
+    Each name is one request: the provider's prefix search when it offers one (MediaWiki's
+    ``list=prefixsearch``: a title index read, ~20 ms), else its title search, else its text
+    search (a page titled by the name is usually among the first hits). A page titled exactly by
+    the name is kept; else up to two qualified titles ("Marion, Arkansas", "Marion, South
+    Australia"), for the reader's ranking to choose. At most :data:`MAX_NAMES` names; a provider
+    error for one name skips that name (the lookup is an extra, as title search is).
+
+    Args:
+        provider: a search provider (``search``; ``search_titles`` optional).
+        names: candidate names, best first.
+        seen: URLs not to return (pages already read).
+
+    Returns:
+        Hits (JSON), at most one per name.
+    """
+    finder = getattr(provider, "search_prefix", None) or getattr(provider, "search_titles", None) or provider.search
+    out: list[SearchHit] = []
+    taken = set(seen)
+    for name in list(dict.fromkeys(n for n in names if n.strip()))[:MAX_NAMES]:
+        try:
+            hits = [_dump(hit) for hit in await finder(name, 10)]
+        except (SearchProviderError, InvalidRequest):
+            continue
+        titled = [h for h in hits if titled_by(str(h.get("title") or ""), name)]
+        exact = [h for h in titled if title_key(str(h.get("title") or "")) == title_key(name)
+                 and "(" not in str(h.get("title") or "")]
+        for hit in (exact or titled)[:1 if exact else 2]:
+            if hit["url"] not in taken:
+                taken.add(hit["url"])
+                out.append(hit)
+    return out
 
 
 def check_quotes(
@@ -124,7 +177,7 @@ def build_task_tools(
 
     async def web_search(
         query: str, limit: int, fallbacks: Sequence[str] = (), title: str | None = None, seen: Sequence[str] = (),
-        alternates: Sequence[str] = (),
+        alternates: Sequence[str] = (), names: Sequence[str] = (),
     ) -> SearchResult:
         nonlocal provider
         if provider is None:
@@ -161,9 +214,16 @@ def build_task_tools(
                 if any(h.url not in old for h in result):
                     hits, used, found = result, form, []
                     break
-        urls = {hit["url"] for hit in found}
-        merged = found + [h for h in (_dump(hit) for hit in hits) if h["url"] not in urls]
-        return {"ok": True, "query": query, "used": used, "tried": tried, "hits": merged[:limit]}
+        named = await named_pages(provider, names, seen) if names else []
+        urls = {hit["url"] for hit in named}
+        found = [h for h in found if h["url"] not in urls]
+        urls |= {hit["url"] for hit in found}
+        merged = named + found + [h for h in (_dump(hit) for hit in hits) if h["url"] not in urls]
+        reply: SearchResult = {"ok": True, "query": query, "used": used, "tried": tried,
+                               "hits": merged[:max(limit, len(named))]}
+        if names:
+            reply["named"] = [str(h.get("title") or "") for h in named]
+        return reply
 
     async def page_read(url: str) -> PageRecord:
         try:

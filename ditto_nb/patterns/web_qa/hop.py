@@ -13,7 +13,15 @@ queries the first hop had no budget for (the plan's guess at the second step), a
 of the missing facets. Bridge names left without a query of their own, then the queries the
 budget cut, become the first query's ``alternates`` (at most :data:`MAX_ALTERNATES`): tried,
 within the same search, when it finds no page that was not read already ("Katherine Applegate"
-found only the page just read). When there is one and the request's budgets
+found only the page just read). That first query also looks up, by page title, up to
+:data:`MAX_NAMES` names (``names``): the selection's names, code's two, the names every chunk
+shown to the selection best describes, the question's own names whose page was not read, then
+one-word names with no question word before them; the pages they title come first
+among its hits, as a link from the first page would lead to them (``benchmarks/hop_names.py``, offline:
+the second page among the first two candidates for 26 of the tuning half's 57 bridge questions
+whose first page names it without the lookup, 40 with it; on the real wiki, both pages read for
+11 → 14 of 20 tuning and 12 → 14 of 24 check questions, README "Measured"). When there is one
+and the request's budgets
 have room, two more stage graphs run — ``hop-searched`` and ``hop-read`` — with no extra model
 call; the best chunks of the new pages (BM25 against the question and the bridge names) join the
 selected chunks shown to the answer call (:func:`merge_hop`).
@@ -40,6 +48,9 @@ from ditto_nb.patterns.web_qa.stage_models import HopPlan, HopResult, PlanJson, 
 from ditto_nb.patterns.web_qa.stages import RunState, candidate_urls, rank_candidates, read_stage, searched_stage
 from ditto_nb.runtime.graph import GraphStep, NodeOutputs
 
+MAX_NAMES = 10
+"""Most names whose own pages the second hop's first search looks up by title
+(:data:`ditto_nb.patterns.common.tools.MAX_NAMES` is the tool's own cap)."""
 MAX_ALTERNATES = 3
 """Most other names (or cut queries) a second hop's first query tries when it finds nothing new."""
 HOP_CHUNKS = 3
@@ -81,8 +92,16 @@ def plan_hop(run: RunState, plan: PlanJson, searched: SearchedJson, read: ReadJs
     # when the plan made a guess, only as alternates of the first query
     chosen = set(selected.get("selected") or [])
     texts = [str(c["text"]) for c in selected.get("candidates") or [] if c["chunk_id"] in chosen]
-    code = [name for name in bridge_candidates(req.question, texts, known, limit=2, one_word=True)
-            if title_key(name) not in {title_key(n) for n in lookup}]
+    ranked = bridge_candidates(req.question, texts, known, limit=2, one_word=True)
+    code = [name for name in ranked if title_key(name) not in {title_key(n) for n in lookup}]
+    # names looked up by page title: the selection's, the best-described ones of every chunk shown
+    # to the selection (the selected first), the question's own names whose page was not read
+    # ("… represented Virginia Commonwealth University, which was founded in what year?"), then
+    # one-word names no question word stands before ("rebought by its rival, Carrefour")
+    shown = texts + [str(c["text"]) for c in selected.get("candidates") or [] if c["chunk_id"] not in chosen]
+    every = bridge_candidates(req.question, shown, known, limit=3 * MAX_NAMES, one_word=True, loose=True)
+    unread = [e for e in question_entities(req.question) if title_key(e) not in read_keys]
+    probe = list(dict.fromkeys([*lookup, *code, *every[:MAX_NAMES // 2], *unread, *every]))[:MAX_NAMES]
     if not guesses:
         lookup, code = lookup + code, []
     missing = list(selected.get("missing") or [])
@@ -107,11 +126,14 @@ def plan_hop(run: RunState, plan: PlanJson, searched: SearchedJson, read: ReadJs
     left = [name for name in [*lookup, *code, *(str(q["text"]) for q in cut)] if name.lower() not in sent]
     if search and left:
         search[0] = {**search[0], "alternates": list(dict.fromkeys(left))[:MAX_ALTERNATES]}
+    if search and probe:
+        search[0] = {**search[0], "names": probe}
     attempted = len(read.get("pages") or []) + sum(1 for f in read.get("failures") or [] if f.get("stage") == "read")
     pages = req.max_pages - attempted
     if not search or pages < 1:
         return None
-    return {"queries": [q["text"] for q in search], "search": search, "pages": pages, "names": [*lookup, *code]}
+    return {"queries": [q["text"] for q in search], "search": search, "pages": pages,
+            "names": list(dict.fromkeys([*lookup, *code, *probe]))}
 
 
 def hop_stages(run: RunState, hop: HopPlan, read: ReadJson) -> Generator[GraphStep, NodeOutputs, HopResult]:
@@ -159,4 +181,4 @@ def merge_hop(question: str, selected: SelectedJson, hop: HopPlan | None,
             "selected": chosen[:MAX_EVIDENCE]}
 
 
-__all__ = ["HOP_CHUNKS", "MAX_ALTERNATES", "MAX_EVIDENCE", "hop_stages", "merge_hop", "plan_hop"]
+__all__ = ["HOP_CHUNKS", "MAX_ALTERNATES", "MAX_NAMES", "MAX_EVIDENCE", "hop_stages", "merge_hop", "plan_hop"]

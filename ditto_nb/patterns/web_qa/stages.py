@@ -230,6 +230,9 @@ def searched_stage(run: RunState, plan: PlanJson | HopPlan, stage: str = "search
         if seen and spec.get("alternates"):
             args["seen"] = sorted(seen)
             args["alternates"] = list(spec.get("alternates") or [])
+        if spec.get("names"):
+            args["seen"] = sorted(seen)
+            args["names"] = list(spec.get("names") or [])
         tool_input: ToolCall = {"tool": "web_search", "args": args}
         after += [key, add_ledgered_call(g, run.task, key=key, kind="search", name=query,
                                          capability=INTERACTION_ACT_TOOL, input=tool_input)]

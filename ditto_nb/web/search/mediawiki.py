@@ -61,7 +61,7 @@ class MediaWikiProvider:
         return f"{self._site}/wiki/{quote(title.replace(' ', '_'), safe='/:(),_-.!~*')}"
 
     async def _request(self, query: str, limit: int, offset: int, what: str = "text") -> dict[str, Any]:
-        params = {
+        return await self._api({
             "action": "query",
             "list": "search",
             "srsearch": query,
@@ -69,7 +69,9 @@ class MediaWikiProvider:
             "srlimit": str(limit),
             "sroffset": str(offset),
             "format": "json",
-        }
+        })
+
+    async def _api(self, params: dict[str, str]) -> dict[str, Any]:
         url = f"{self.api_url}?{urlencode(params)}"
         try:
             raw = await fetch(url, self.policy, accept="application/json", content_types=JSON_TYPES)
@@ -168,6 +170,38 @@ class MediaWikiProvider:
                 hits.append(hit)
         hits.sort(key=lambda h: (len(h.title.split()), h.rank))
         return [h.model_copy(update={"rank": rank}) for rank, h in enumerate(hits[:limit], start=1)]
+
+    async def search_prefix(self, prefix: str, limit: int) -> list[SearchHit]:
+        """The pages whose title starts with ``prefix`` (``list=prefixsearch``, one request).
+
+        MediaWiki's prefix search (https://www.mediawiki.org/wiki/API:Prefixsearch) reads the
+        title index: on the Debian wiki it answers in ~20 ms where a title search
+        (``srwhat=title``) took ~700 ms, and Wikipedia offers it too. It finds a name's own page
+        under a qualified title ("Marion" → "Marion, South Australia"; "Drifting" → "Drifting
+        (motorsport)").
+
+        Args:
+            prefix: the start of a title.
+            limit: most hits (1–100).
+
+        Returns:
+            Hits ranked 1..n in the wiki's order (no snippet); ``[]`` when no title starts so.
+
+        Raises:
+            InvalidRequest: blank prefix or bad limit.
+            SearchProviderError: the request failed.
+        """
+        prefix = check_search_args(prefix, limit)
+        reply = await self._api({"action": "query", "list": "prefixsearch", "pssearch": prefix,
+                                 "pslimit": str(limit), "format": "json"})
+        block = reply.get("query")
+        results = block.get("prefixsearch") if isinstance(block, dict) else None
+        hits: list[SearchHit] = []
+        for item in results if isinstance(results, list) else []:
+            hit = self._hit(prefix, item, len(hits) + 1)
+            if hit is not None and hit.url not in {h.url for h in hits}:
+                hits.append(hit)
+        return hits
 
     def _hit(self, query: str, item: Any, rank: int) -> SearchHit | None:
         if not isinstance(item, dict) or not isinstance(item.get("title"), str) or not item["title"]:

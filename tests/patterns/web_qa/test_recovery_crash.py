@@ -208,13 +208,14 @@ class Crash:
         api = [r for r in new_requests if r == ("wiki.test", "/w/api.php")]
         pages = sorted(host for host, path in new_requests if path != "/w/api.php")
         # A search dispatch asks the API twice (text search, then title search); the second hop
-        # (hop-searched, after selected) searches once more.
+        # (hop-searched, after selected) searches once more and looks up the one name its
+        # evidence gives by page title (one more request).
         if case.stage in ("plan", "searched"):
-            assert len(api) == 4 and pages == ["alpha.test", "beta.test"], (where, new_requests)
+            assert len(api) == 5 and pages == ["alpha.test", "beta.test"], (where, new_requests)
         elif case.stage == "read":
-            assert len(api) == 2 and pages == ["beta.test"], (where, new_requests)  # alpha's read was reused
+            assert len(api) == 3 and pages == ["beta.test"], (where, new_requests)  # alpha's read was reused
         elif case.stage == "selected":
-            assert len(api) == 2 and pages == [], (where, new_requests)  # only the second hop's search
+            assert len(api) == 3 and pages == [], (where, new_requests)  # only the second hop's search
         else:
             assert new_requests == [], (where, new_requests)  # searches and pages all reused
         after = memory_rows(directory, self.request)
