@@ -83,12 +83,12 @@ async def named_pages(provider: Any, names: Sequence[str], seen: Sequence[str]) 
     error for one name skips that name (the lookup is an extra, as title search is).
 
     Args:
-        provider: a search provider (``search``; ``search_titles`` optional).
+        provider: a search provider (``search``; ``search_prefix`` and ``search_titles`` optional).
         names: candidate names, best first.
         seen: URLs not to return (pages already read).
 
     Returns:
-        Hits (JSON), at most one per name.
+        Hits (JSON): per name, its exactly titled page or up to two qualified ones.
     """
     finder = getattr(provider, "search_prefix", None) or getattr(provider, "search_titles", None) or provider.search
     out: list[SearchHit] = []

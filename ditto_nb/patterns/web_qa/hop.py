@@ -44,13 +44,11 @@ from ditto_nb.patterns.common.retrieval import (
     title_key,
 )
 from ditto_nb.patterns.common.records import SearchSpec
+from ditto_nb.patterns.common.tools import MAX_NAMES
 from ditto_nb.patterns.web_qa.stage_models import HopPlan, HopResult, PlanJson, ReadJson, SearchedJson, SelectedJson
 from ditto_nb.patterns.web_qa.stages import RunState, candidate_urls, rank_candidates, read_stage, searched_stage
 from ditto_nb.runtime.graph import GraphStep, NodeOutputs
 
-MAX_NAMES = 10
-"""Most names whose own pages the second hop's first search looks up by title
-(:data:`ditto_nb.patterns.common.tools.MAX_NAMES` is the tool's own cap)."""
 MAX_ALTERNATES = 3
 """Most other names (or cut queries) a second hop's first query tries when it finds nothing new."""
 HOP_CHUNKS = 3

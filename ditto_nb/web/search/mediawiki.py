@@ -161,13 +161,7 @@ class MediaWikiProvider:
         """
         query = check_search_args(query, limit)
         reply = await self._request(query, max(limit, TITLE_POOL), 0, what="title")
-        block = reply.get("query")
-        results = block.get("search") if isinstance(block, dict) else None
-        hits: list[SearchHit] = []
-        for item in results if isinstance(results, list) else []:
-            hit = self._hit(query, item, len(hits) + 1)
-            if hit is not None and hit.url not in {h.url for h in hits}:
-                hits.append(hit)
+        hits = self._listed(query, reply, "search")
         hits.sort(key=lambda h: (len(h.title.split()), h.rank))
         return [h.model_copy(update={"rank": rank}) for rank, h in enumerate(hits[:limit], start=1)]
 
@@ -194,11 +188,15 @@ class MediaWikiProvider:
         prefix = check_search_args(prefix, limit)
         reply = await self._api({"action": "query", "list": "prefixsearch", "pssearch": prefix,
                                  "pslimit": str(limit), "format": "json"})
+        return self._listed(prefix, reply, "prefixsearch")
+
+    def _listed(self, query: str, reply: dict[str, Any], name: str) -> list[SearchHit]:
+        """The hits of one reply's ``query.<name>`` list, ranked 1..n in its order, URLs once."""
         block = reply.get("query")
-        results = block.get("prefixsearch") if isinstance(block, dict) else None
+        results = block.get(name) if isinstance(block, dict) else None
         hits: list[SearchHit] = []
         for item in results if isinstance(results, list) else []:
-            hit = self._hit(prefix, item, len(hits) + 1)
+            hit = self._hit(query, item, len(hits) + 1)
             if hit is not None and hit.url not in {h.url for h in hits}:
                 hits.append(hit)
         return hits
