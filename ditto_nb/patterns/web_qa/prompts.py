@@ -33,7 +33,7 @@ ANSWER_CHUNK_CHARS = 600
 """Characters of one chunk shown to the answer and repair calls (few chunks; an answer sentence
 often follows a long first sentence, so the selection's 360 would hide it)."""
 MAX_TOKENS: dict[str, int] = {"plan": 200, "select": 300, "answer": 400, "repair": 400, "ground": 300, "regrade": 300,
-                            "compare": 160, "bridge": 400}
+                            "compare": 160}
 """``max_tokens`` (output tokens) per purpose: tight, so a small model cannot ramble."""
 
 
@@ -88,10 +88,6 @@ _REPAIR_RULES = (
     "Some claims of a draft failed the checks. Do not repeat a failed claim: write a new claim that "
     "its chunk really states, or leave it out. Kept claims stay as they are. If the chunks do not "
     "answer the question, use status insufficient-evidence."
-)
-_BRIDGE_RULES = (
-    "The question describes {entity} (its in-between answer) and asks for a fact about {entity}. "
-    "Find that fact in the chunks about {entity}; the answer is that fact, never {entity} itself."
 )
 _GROUND_RULES = (
     "For each numbered claim below: does its quote state this claim? supported is "
@@ -318,23 +314,6 @@ def ground_messages(
     return _report_messages(purpose, question, chunks, f"{_GROUND_RULES}\n{lines or '(no claims)'}{tail}")
 
 
-def bridge_messages(question: str, chunks: Sequence[ChunkRecord], entity: str) -> list[dict[str, str]]:
-    """Messages of ``Task: bridge``: the question asked again about the in-between entity its
-    draft answered with (:mod:`~ditto_nb.patterns.web_qa.bridge_step`; rules in :data:`SYSTEM`'s
-    answer format, the shared evidence block).
-
-    Args:
-        question: the question as asked.
-        chunks: the entity's page's chunks, then the chunks that name it.
-        entity: the in-between entity (its page title without a qualifier).
-
-    Returns:
-        Chat messages.
-    """
-    task = f"{_BRIDGE_RULES.format(entity=entity)} {_CLAIM_RULES}\n{_EXAMPLE}"
-    return _report_messages("bridge", question, chunks, task)
-
-
 def repair_messages(
     question: str,
     chunks: Sequence[ChunkRecord],
@@ -376,7 +355,6 @@ __all__ = [
     "MAX_TOKENS",
     "SYSTEM",
     "answer_messages",
-    "bridge_messages",
     "compare_messages",
     "evidence_block",
     "evidence_lines",
