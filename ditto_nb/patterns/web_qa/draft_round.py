@@ -9,7 +9,7 @@ their results into an :class:`~ditto_nb.patterns.web_qa.evaluate.Evaluation`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from ditto_nb.patterns.common import run_step
@@ -49,12 +49,9 @@ def verify_and_ground(run: RunState, g: Any, purpose: str, answer_get: Any, answ
 def draft_round(run: RunState, purpose: str, question: str, compared: list[str], chunks: list[ChunkRecord],
                  labels: Mapping[str, str],
                  selected: SelectedJson, conflicts: list[ReportConflict], failed: list[schemas.ClaimItem],
-                 problems: list[str], kept: list[schemas.ClaimItem], bridge: str = "",
-                 hidden: Sequence[str] = ()) -> Step[tuple[schemas.AnswerOutput, Evaluation]]:
-    """One draft (``answer``; ``repair`` of the ``failed`` claims keeping ``kept``; or ``bridge``:
-    the question asked about the in-between entity ``bridge``, its page's ``hidden`` sentences not
-    shown) with its quote verification and grounding review; returns the completed draft and its
-    :class:`Evaluation`."""
+                 problems: list[str], kept: list[schemas.ClaimItem]) -> Step[tuple[schemas.AnswerOutput, Evaluation]]:
+    """One draft (``answer``, or ``repair`` of the ``failed`` claims keeping ``kept``) with its quote
+    verification and grounding review; returns the completed draft and its :class:`Evaluation`."""
     req = run.request
     shown_conflicts: list[ShownConflict] = [
         {"topic": c["topic"], "sides": [{"quote": s["quote"]} for s in c["sides"]]} for c in conflicts
@@ -62,14 +59,11 @@ def draft_round(run: RunState, purpose: str, question: str, compared: list[str],
     if purpose == "answer":
         messages = prompts.answer_messages(question, chunks, selected["missing"], req.cross_check, shown_conflicts,
                                            compared)
-    elif purpose == "bridge":
-        messages = prompts.bridge_messages(question, chunks, bridge, hidden)
     else:
         messages = prompts.repair_messages(question, chunks, failed, problems, req.cross_check, kept, compared)
     schema: type[schemas.AnswerOutput] | type[schemas.CompareOutput] = (
-        schemas.AnswerOutput if conflicts else schemas.CompareOutput if len(compared) == 2 or bridge
-        else schemas.PlainAnswerOutput)  # claims first: a comparison's sides, a bridge's fact
-    g = graph("report" if purpose == "answer" else purpose)
+        schemas.AnswerOutput if conflicts else schemas.CompareOutput if len(compared) == 2 else schemas.PlainAnswerOutput)
+    g = graph("report" if purpose == "answer" else "repair")
     answer_get = run.add_model_call(g, purpose, messages, schema)
     answer_done = run.model_node(purpose)
     verify_id, ground_get = verify_and_ground(run, g, purpose, answer_get, answer_done, labels, chunks, question)

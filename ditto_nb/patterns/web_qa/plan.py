@@ -10,9 +10,7 @@ answer-level problem, or no valid claim at all); when it does, failed claims are
 their reasons at once and no repair call is spent. Repair sends back only the claims that failed
 (with their problems); claims that passed every check stay as they are, and only the repaired
 claims are regraded. A comparison declined or left with one side unquoted goes to the compare step
-instead (:mod:`~ditto_nb.patterns.web_qa.compare_step`), and a single question whose draft a rule
-found to be the wrong entity, when that answer is the title of a page read, to the bridge step
-(:mod:`~ditto_nb.patterns.web_qa.bridge_step`). After the one repair, failing
+instead (:mod:`~ditto_nb.patterns.web_qa.compare_step`). After the one repair, failing
 claims are withheld with their reasons (:mod:`ditto_nb.patterns.web_qa.withheld`: Memory
 ``withheld``; ``answer.withheld`` of the report stage, left out of the published files): when no
 claim passed and the repair did not conclude ``insufficient-evidence``, the run raises
@@ -59,7 +57,6 @@ from ditto_nb.patterns.common.retrieval import comparison_entities
 from ditto_nb.patterns.web_qa.rule_set import KEEP_FIRST_ANSWER, RULE_NAMES, RULES
 from ditto_nb.patterns.web_qa.rules import DraftAnswer, LayerResult, RuleContext, rules_off, run_rules
 from ditto_nb.patterns.web_qa.side_by_side import missing_sides
-from ditto_nb.patterns.web_qa.bridge_step import bridge_answer, bridge_page
 from ditto_nb.patterns.web_qa.compare_step import compare_round, wants_compare
 from ditto_nb.patterns.web_qa.draft_round import draft_round
 from ditto_nb.patterns.web_qa.hop import hop_stages, merge_hop, plan_hop
@@ -136,18 +133,7 @@ def _report_stage(run: RunState, plan: PlanJson, read: ReadJson,
         fired, draft, claims, answer_issues = list(layer.fired), _with(draft, layer), layer.draft.claims, layer.problems
         compared_out = (yield from compare_round(run, context, draft, claims, read["pages"])
                         ) if wants_compare(context, layer, run.rules_off) else None
-        bridge = None if compared_out is not None else bridge_page(context, layer, read["pages"], run.rules_off)
-        if bridge is not None:
-            # A single question's blocked answer that titles a page read: asked again about that
-            # in-between entity, from its page (bridge_step), instead of the repair.
-            bridged = yield from bridge_answer(run, context, layer, bridge, selected)
-            fired += bridged.fired
-            draft, claims, answer_issues = bridged.draft, bridged.claims, bridged.problems
-            withheld = [*result.rejected, *bridged.withheld]
-            answer = {"status": decide_status("insufficient-evidence" if answer_issues else draft.status, len(claims),
-                                              bool(conflicts_out)), "text": draft.answer, "claims": claims,
-                      "withheld": _withheld_json(withheld)}
-        elif compared_out is not None:
+        if compared_out is not None:
             # A comparison declined or one-sided: answered from each side's quotes (compare_step).
             sides_draft, sides_claims, sides_fired = compared_out
             layer = _layer(run, replace(context, repaired=True), sides_draft, sides_claims, "compare")

@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from typing import cast
 
 from pydantic import BaseModel
 
@@ -29,13 +28,12 @@ from ditto_nb.patterns.web_qa.chunk_labels import (MAX_CHUNK_CHARS, EvidenceLine
                                                    render_chunks, resolve_label)
 from ditto_nb.patterns.web_qa.side_by_side import answer_form, asks_both
 from ditto_nb.patterns.web_qa.stage_models import DraftCitation, ShownConflict
-from ditto_nb.text import normalize_text, split_sentences
 
 ANSWER_CHUNK_CHARS = 600
 """Characters of one chunk shown to the answer and repair calls (few chunks; an answer sentence
 often follows a long first sentence, so the selection's 360 would hide it)."""
 MAX_TOKENS: dict[str, int] = {"plan": 200, "select": 300, "answer": 400, "repair": 400, "ground": 300, "regrade": 300,
-                            "compare": 160, "bridge": 400}
+                            "compare": 160}
 """``max_tokens`` (output tokens) per purpose: tight, so a small model cannot ramble."""
 
 
@@ -90,19 +88,6 @@ _REPAIR_RULES = (
     "Some claims of a draft failed the checks. Do not repeat a failed claim: write a new claim that "
     "its chunk really states, or leave it out. Kept claims stay as they are. If the chunks do not "
     "answer the question, use status insufficient-evidence."
-)
-_BRIDGE_RULES = (
-    "The question describes {entity} (its in-between answer) and asks for a fact about {entity}. "
-    "First claims: one claim from a chunk about {entity} that states that fact, then one from the "
-    "chunk that ties {entity} to the question; each a short sentence that says only what its chunk "
-    "says, with its names, numbers and dates. Then answer: only the few words of that fact, never "
-    "{entity} itself. Code quotes the chunk's sentence that states each claim. status: answered "
-    "only if the claims state the answer, else insufficient-evidence."
-)
-_BRIDGE_EXAMPLE = (
-    'Example (question "Which lake is next to the town of the Blue Museum?", in-between answer '
-    'Lakeside): {"claims": [{"chunk_id": "C1", "claim": "Lakeside lies on the shore of Lake Mira."}, '
-    '{"chunk_id": "C2", "claim": "The Blue Museum is in Lakeside."}], "answer": "Lake Mira", "status": "answered"}'
 )
 _GROUND_RULES = (
     "For each numbered claim below: does its quote state this claim? supported is "
@@ -329,56 +314,6 @@ def ground_messages(
     return _report_messages(purpose, question, chunks, f"{_GROUND_RULES}\n{lines or '(no claims)'}{tail}")
 
 
-def without_sentences(text: str, hidden: Sequence[str]) -> str:
-    """``text`` without the sentences that hold (or lie within) one of ``hidden``, each left-out
-    run marked ``" … "`` as in an excerpt (:func:`~ditto_nb.evidence.rank.focused_excerpt`); the
-    text unchanged when nothing is hidden or every sentence would be (pure).
-
-    Args:
-        text: a chunk's paragraph text.
-        hidden: quotes (exact text) whose sentences are not shown.
-
-    Returns:
-        The kept sentences, verbatim, in order.
-    """
-    keys = [normalize_text(h).lower() for h in hidden if normalize_text(h)]
-    sentences = split_sentences(normalize_text(text), ".!?;")
-    drop = [any(k in s.lower() or s.lower() in k for k in keys) for s in sentences]
-    if not any(drop) or all(drop):
-        return normalize_text(text)
-    parts: list[str] = []
-    for sentence, dropped in zip(sentences, drop):
-        if dropped:
-            if not parts or parts[-1] != "…":
-                parts.append("…")
-        else:
-            parts.append(sentence)
-    return " ".join(parts)
-
-
-def bridge_messages(question: str, chunks: Sequence[ChunkRecord], entity: str,
-                    hidden: Sequence[str] = ()) -> list[dict[str, str]]:
-    """Messages of ``Task: bridge``: the question asked again about the in-between entity its
-    draft answered with (:mod:`~ditto_nb.patterns.web_qa.bridge_step`; the claims-first format of
-    a comparison in :data:`SYSTEM`, :class:`~ditto_nb.patterns.web_qa.schemas.CompareOutput`, so
-    the fact about the entity is written before the answer; the shared evidence block).
-
-    Args:
-        question: the question as asked.
-        chunks: the entity's page's chunks, then the chunks that name it.
-        entity: the in-between entity (its page title without a qualifier).
-        hidden: sentences of the entity's page not shown (:func:`without_sentences`): those the
-            first draft quoted, which led to the entity (the 1.5B model answered from a page's
-            first sentence, "actress" for "what government position").
-
-    Returns:
-        Chat messages.
-    """
-    shown = [cast(ChunkRecord, {**c, "text": without_sentences(str(c["text"]), hidden)}) for c in chunks]
-    task = f"{_BRIDGE_RULES.format(entity=entity)}\n{_BRIDGE_EXAMPLE}"
-    return _report_messages("bridge", question, shown, task)
-
-
 def repair_messages(
     question: str,
     chunks: Sequence[ChunkRecord],
@@ -420,8 +355,6 @@ __all__ = [
     "MAX_TOKENS",
     "SYSTEM",
     "answer_messages",
-    "bridge_messages",
-    "without_sentences",
     "compare_messages",
     "evidence_block",
     "evidence_lines",

@@ -225,14 +225,9 @@ COMPARE_SIDES = "compare-sides"
 comparison declined or left with one side unquoted is answered from each side's quotes (off: the
 repair runs instead). Recorded in the trace under this name."""
 
-BRIDGE_STEP = "bridge-step"
-"""The bridge step (:mod:`ditto_nb.patterns.web_qa.bridge_step`), switchable like a rule: a single
-question's draft blocked by the rules whose answer titles a page read is asked again about that
-in-between entity, from its page (off: the repair runs instead). Recorded in the trace under this name."""
-
-RULE_NAMES: tuple[str, ...] = (*(rule.name for rule in RULES), KEEP_FIRST_ANSWER, COMPARE_SIDES, BRIDGE_STEP)
-"""The names ``rules_off`` accepts: the declared rules in order, then :data:`KEEP_FIRST_ANSWER`,
-:data:`COMPARE_SIDES` and :data:`BRIDGE_STEP`."""
+RULE_NAMES: tuple[str, ...] = (*(rule.name for rule in RULES), KEEP_FIRST_ANSWER, COMPARE_SIDES)
+"""The names ``rules_off`` accepts: the declared rules in order, then :data:`KEEP_FIRST_ANSWER` and
+:data:`COMPARE_SIDES`."""
 
 
 def answer_problems(question: str, answer: str, status: str, claims: Sequence[ClaimJson],
@@ -269,4 +264,4 @@ def answer_problems(question: str, answer: str, status: str, claims: Sequence[Cl
     return problems
 
 
-__all__ = ["BRIDGE_STEP", "COMPARE_SIDES", "KEEP_FIRST_ANSWER", "RULES", "RULE_NAMES", "answer_problems"]
+__all__ = ["COMPARE_SIDES", "KEEP_FIRST_ANSWER", "RULES", "RULE_NAMES", "answer_problems"]

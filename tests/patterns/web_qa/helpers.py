@@ -48,8 +48,8 @@ class Script:
     """A scripted responder: one function per purpose; defaults answer with real quotes.
 
     ``answer(chunks) -> dict`` receives the chunk lines of the prompt and returns the draft;
-    ``compare(user message) -> dict`` answers ``Task: compare`` and ``bridge(chunks) -> dict``
-    ``Task: bridge`` (a script without one fails the test when the step is called).
+    ``compare(user message) -> dict`` answers ``Task: compare`` (a script without one fails the
+    test when the step is called).
     """
 
     queries: list[str] = field(default_factory=lambda: ["Golden Gate Bridge"])
@@ -59,7 +59,6 @@ class Script:
     repair: Callable[[list[tuple[str, str, str]]], dict[str, Any]] | None = None
     ground: Callable[[int], dict[str, Any]] | None = None
     compare: Callable[[str], dict[str, Any]] | None = None
-    bridge: Callable[[list[tuple[str, str, str]]], dict[str, Any]] | None = None
     seen: list[str] = field(default_factory=list)
 
     def __call__(self, request: dict[str, Any]) -> dict[str, Any]:
@@ -83,8 +82,6 @@ class Script:
                 "verdicts": [{"n": i, "supported": True, "reason": "quote matches"} for i in range(1, n + 1)]}
         if purpose == "compare" and self.compare:
             return self.compare(str(request["messages"][-1]["content"]))
-        if purpose == "bridge" and self.bridge:
-            return self.bridge(chunks)
         raise AssertionError(f"unexpected purpose {purpose}")
 
 
