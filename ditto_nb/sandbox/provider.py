@@ -7,12 +7,12 @@ FTS5 ``bm25()``). Hit URLs are the corpus URLs, optionally mapped (e.g. by
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from ditto_nb.errors import ConfigError
 from ditto_nb.sandbox.corpus import SandboxPage, load_corpus
-from ditto_nb.sandbox.index import SearchIndex
+from ditto_nb.sandbox.index import IndexHit, SearchIndex
 from ditto_nb.web.config import SearchConfig, register_search_provider
 from ditto_nb.web.policy import NetworkPolicy, origin_of
 from ditto_nb.web.search.base import SearchHit, check_search_args, strip_html
@@ -94,16 +94,15 @@ class LocalIndexProvider:
             InvalidRequest: blank prefix or bad limit.
         """
         prefix = check_search_args(prefix, limit)
-        hits: list[SearchHit] = []
-        for rank, hit in enumerate(self._index.prefix(prefix, limit), start=1):
-            url = self._url_for(hit.url)
-            hits.append(SearchHit(query=prefix, rank=rank, title=hit.title, url=url, origin=origin_of(url),
-                                  snippet="", provider=self.name))
-        return hits
+        return self._converted(prefix, self._index.prefix(prefix, limit))
 
     def _hits(self, query: str, limit: int, what: str) -> list[SearchHit]:
         query = check_search_args(query, limit)
         _, found = self._index.search(query, limit, what=what)
+        return self._converted(query, found)
+
+    def _converted(self, query: str, found: Sequence[IndexHit]) -> list[SearchHit]:
+        """Index hits as search hits, ranked 1..n in their order (snippet markup stripped)."""
         hits: list[SearchHit] = []
         for rank, hit in enumerate(found, start=1):
             url = self._url_for(hit.url)
