@@ -18,7 +18,7 @@ The real differences between Web QA and deep research are :class:`ReplayPolicy` 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Mapping
+from collections.abc import Callable, Generator, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -50,22 +50,43 @@ class ReplayPolicy:
 
 
 @dataclass(frozen=True)
+class Repeat:
+    """How a repeated stage runs: numbered instances ``<name>/<n>`` (n from 1), e.g. research rounds.
+
+    An instance carries what it learnt to the next one in the run object, so on resume every
+    instance is rebuilt in order from the ledger (no dispatch and no graph for what is done) and
+    its committed output is kept as recorded.
+
+    Attributes:
+        more: ``more(run) -> bool``: build another instance?
+        checkpoint: ``checkpoint(run, output) -> bool``: does ``stop_after=<name>`` stop after
+            this instance (``output`` is None when the instance committed nothing)?
+    """
+
+    more: Callable[[Any], bool]
+    checkpoint: Callable[[Any, Any], bool]
+
+
+@dataclass(frozen=True)
 class Stage(Generic[O]):
     """One declared stage.
 
     Attributes:
-        name: the stage name; its output is committed to ``stage/<name>``.
+        name: the stage name; its output is committed to ``stage/<name>`` (``stage/<name>/<n>``
+            for the instances of a repeated stage).
         output: the pydantic model of the committed output.
         build: the graph builder ``build(run, stages) -> StageStep`` where ``stages`` maps the
-            names of the stages already done to their outputs (None for a stage driven by its
-            pattern's loop, e.g. research rounds).
+            names of the stages already done to their outputs; it returns the output (None: an
+            instance of a repeated stage that committed nothing).
         replay: the replay policy.
+        repeat: set for a stage run as numbered instances (:class:`Repeat`).
     """
 
     name: str
     output: type[O]
-    build: Callable[[Any, Mapping[str, Any]], StageStep] | None = None
+    build: Callable[[Any, Mapping[str, Any]], StageStep]
     replay: ReplayPolicy = field(default_factory=ReplayPolicy)
+    repeat: Repeat | None = None
 
     def parse(self, value: Any) -> O:
         """Validate a stored or computed output.
@@ -74,14 +95,6 @@ class Stage(Generic[O]):
             pydantic.ValidationError: the value does not fit :attr:`output`.
         """
         return self.output.model_validate(value)
-
-    def commit_value(self, value: Any) -> Mapping[str, object]:
-        """The JSON object written to ``stage/<name>``: ``value`` validated by the output model.
-
-        Raises:
-            pydantic.ValidationError: the value does not fit :attr:`output`.
-        """
-        return self.parse(value).model_dump(mode="json")
 
 
 @dataclass(frozen=True)
@@ -115,4 +128,49 @@ class PatternSpec:
         return tuple(stage.name for stage in self.stages)
 
 
-__all__ = ["PatternSpec", "ReplayPolicy", "Stage", "StageOutput", "StageStep"]
+Checkpoint = tuple[str, int]
+"""Where :func:`run_stages` stopped: ``(stage name, instance number or 0)``."""
+
+
+def run_stages(spec: PatternSpec, run: Any, stages: MutableMapping[str, Any],
+               stop_after: str | None = None) -> Generator[Any, Any, Checkpoint | None]:
+    """The one stage runner of both patterns: build each declared stage in order.
+
+    A stage already in ``stages`` (committed by an earlier call) is not built again; a task
+    whose last stage is committed builds nothing. A repeated stage's instances are built while
+    ``repeat.more(run)`` (see :class:`Repeat`) and stored as ``stages["<name>/<n>"]``.
+
+    Args:
+        spec: the pattern.
+        run: the pattern's run object, handed to every builder.
+        stages: committed outputs by stage name; the new outputs are added.
+        stop_after: a stage name: return after it (a repeated stage: after the first instance
+            whose ``repeat.checkpoint`` says so).
+
+    Returns:
+        ``(stage, instance)`` where ``stop_after`` stopped the run, else None (every stage built).
+
+    Raises:
+        Whatever a builder raises, unchanged.
+    """
+    if spec.stages[-1].name in stages:
+        return None
+    for stage in spec.stages:
+        if stage.repeat is None:
+            if stage.name not in stages:
+                stages[stage.name] = yield from stage.build(run, stages)
+            if stop_after == stage.name:
+                return stage.name, 0
+            continue
+        n = 0
+        while stage.repeat.more(run):
+            n += 1
+            output = yield from stage.build(run, stages)
+            if output is not None:
+                stages[f"{stage.name}/{n}"] = output
+            if stop_after == stage.name and stage.repeat.checkpoint(run, output):
+                return stage.name, n
+    return None
+
+
+__all__ = ["Checkpoint", "PatternSpec", "Repeat", "ReplayPolicy", "Stage", "StageOutput", "StageStep", "run_stages"]

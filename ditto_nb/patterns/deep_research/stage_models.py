@@ -1,10 +1,10 @@
-"""Typed outputs of the deep research stages and the pattern's declaration as stages.
+"""Typed outputs of the deep research stages and the pattern's replay policy.
 
-Research is declared as: ``plan``, then rounds (``round``: search → read → assess, one
-``stage/round/<n>`` per round, driven by the round loop), ``evidence``, then ``report`` (synthesis,
-review, at most one repair) and publish. Its differences from Web QA are replay-policy flags:
-failed reads of a frozen round are reused, and ``research_seconds`` counts from the persisted
-start clock.
+Research is declared (``plan.RESEARCH``) as: ``plan``, then rounds (``round``, a repeated stage:
+search → read → assess, one ``stage/round/<n>`` per round), ``evidence``, then ``report``
+(synthesis, review, at most one repair) and publish. Its differences from Web QA are
+replay-policy flags: failed reads of a frozen round are reused, and ``research_seconds`` counts
+from the persisted start clock.
 """
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Literal, cast
 
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from ditto_nb.patterns.common.records import EvidenceItem, OmittedItem
 from ditto_nb.patterns.common.report_records import RoundItem
-from ditto_nb.patterns.common.stage import PatternSpec, ReplayPolicy, Stage, StageOutput
+from ditto_nb.patterns.common.stage import ReplayPolicy, StageOutput
 from ditto_nb.patterns.deep_research.report import ResearchReport
 
 CoverageStatus = Literal["covered", "gap", "conflict"]
@@ -65,18 +65,13 @@ class EvidenceStage(StageOutput):
 
 
 RESEARCH_REPLAY = ReplayPolicy(reuse_failed_dispatches=True, persisted_start_clock=True)
+"""Research's replay policy: a frozen round's failed reads are reused; time counts from the
+persisted start."""
 
-RESEARCH = PatternSpec(
-    name="deep_research",
-    stages=(
-        Stage("plan", ResearchPlan, replay=RESEARCH_REPLAY),
-        Stage("round", RoundRecord, replay=RESEARCH_REPLAY),
-        Stage("evidence", EvidenceStage, replay=RESEARCH_REPLAY),
-        Stage("report", ResearchReport, replay=RESEARCH_REPLAY),
-    ),
-    replay=RESEARCH_REPLAY,
-)
-"""Deep research declared as stages; the round loop in ``plan.py`` drives them."""
+STAGE_OUTPUTS: dict[str, type[BaseModel]] = {
+    "plan": ResearchPlan, "round": RoundRecord, "evidence": EvidenceStage, "report": ResearchReport}
+"""The output model of each research stage (the stages themselves are declared with their
+builders as ``plan.RESEARCH``)."""
 
 
 def stage_row(name: str, value: object) -> Mapping[str, object]:
@@ -85,7 +80,7 @@ def stage_row(name: str, value: object) -> Mapping[str, object]:
     Raises:
         pydantic.ValidationError: the value does not fit the stage's output model.
     """
-    return RESEARCH.stage(name).commit_value(value)
+    return STAGE_OUTPUTS[name].model_validate(value).model_dump(mode="json")
 
 
 def round_row(value: RoundItem) -> RoundItem:
@@ -98,4 +93,4 @@ def round_row(value: RoundItem) -> RoundItem:
     return cast(RoundItem, stage_row("round", value))
 
 
-__all__ = ["RESEARCH", "CoverageRow", "EvidenceStage", "ResearchPlan", "RoundRecord", "round_row", "stage_row"]
+__all__ = ["RESEARCH_REPLAY", "STAGE_OUTPUTS", "CoverageRow", "EvidenceStage", "ResearchPlan", "RoundRecord", "round_row", "stage_row"]

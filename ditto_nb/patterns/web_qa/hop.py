@@ -22,8 +22,8 @@ the second page among the first two candidates for 26 of the tuning half's 57 br
 whose first page names it without the lookup, 40 with it; on the real wiki, both pages read for
 11 → 14 of 20 tuning and 12 → 14 of 24 check questions, README "Measured"). When there is one
 and the request's budgets
-have room, two more stage graphs run — ``hop-searched`` and ``hop-read`` — with no extra model
-call; the best chunks of the new pages (BM25 against the question and the bridge names) join the
+have room, the declared stages ``hop-searched`` and ``hop-read`` (between ``selected`` and
+``report``) search and read, with no extra model call (without a hop they commit nothing); the best chunks of the new pages (BM25 against the question and the bridge names) join the
 selected chunks shown to the answer call (:func:`merge_hop`).
 
 Budgets: the first hop keeps back one query and about half the pages for this hop
@@ -45,7 +45,14 @@ from ditto_nb.patterns.common.retrieval import (
 )
 from ditto_nb.patterns.common.records import SearchSpec
 from ditto_nb.patterns.common.tools import MAX_NAMES
-from ditto_nb.patterns.web_qa.stage_models import HopPlan, HopResult, PlanJson, ReadJson, SearchedJson, SelectedJson
+from ditto_nb.patterns.web_qa.stage_models import (
+    HopPlan,
+    PlanJson,
+    ReadJson,
+    SearchedJson,
+    SelectedJson,
+    WebQaStages,
+)
 from ditto_nb.patterns.web_qa.stages import RunState, candidate_urls, rank_candidates, read_stage, searched_stage
 from ditto_nb.runtime.graph import GraphStep, NodeOutputs
 
@@ -134,23 +141,44 @@ def plan_hop(run: RunState, plan: PlanJson, searched: SearchedJson, read: ReadJs
             "names": list(dict.fromkeys([*lookup, *code, *probe]))}
 
 
-def hop_stages(run: RunState, hop: HopPlan, read: ReadJson) -> Generator[GraphStep, NodeOutputs, HopResult]:
-    """Run (or resume) ``hop-searched`` and ``hop-read``; return ``{"searched", "read"}``.
+def _already(read: ReadJson) -> frozenset[str]:
+    """The first hop's page URLs (asked and final)."""
+    pages = read.get("pages") or []
+    return frozenset(str(p.get("url")) for p in pages) | frozenset(str(p.get("final_url")) for p in pages)
+
+
+def first_hop_plan(run: RunState, s: WebQaStages) -> HopPlan | None:
+    """:func:`plan_hop` on the first hop's committed stages (pure)."""
+    return plan_hop(run, s["plan"], s["searched"], s["read"], s["selected"])
+
+
+def hop_searched_stage(run: RunState, s: WebQaStages) -> Generator[GraphStep, NodeOutputs, SearchedJson]:
+    """Stage ``hop-searched``: the second hop's searches, or no search (nothing committed) when
+    :func:`plan_hop` plans no hop.
 
     Raises:
-        SearchFailed, ReadFailed: as the first hop's stages (``allow_partial`` rules).
+        SearchFailed: as the first hop's ``searched`` stage (``allow_partial`` rules).
     """
-    s = run.stages
-    already = frozenset(str(p.get("url")) for p in read.get("pages") or []) | frozenset(
-        str(p.get("final_url")) for p in read.get("pages") or [])
-    if "hop-searched" not in s:
-        s["hop-searched"] = yield from searched_stage(run, hop, stage="hop-searched", prefix="hop-search",
-                                                      seen=sorted(already))
-    if "hop-read" not in s:
-        urls = candidate_urls(run.request, s["hop-searched"], budget=int(hop["pages"]), skip=already,
-                              names=tuple(hop.get("names") or ()))
-        s["hop-read"] = yield from read_stage(run, s["hop-searched"], stage="hop-read", urls=urls)
-    return {"searched": s["hop-searched"], "read": s["hop-read"]}
+    hop = first_hop_plan(run, s)
+    if hop is None:
+        return {"results": []}
+    return (yield from searched_stage(run, hop, stage="hop-searched", prefix="hop-search",
+                                      seen=sorted(_already(s["read"]))))
+
+
+def hop_read_stage(run: RunState, s: WebQaStages) -> Generator[GraphStep, NodeOutputs, ReadJson]:
+    """Stage ``hop-read``: the pages the second hop's searches found (at most the hop's page
+    budget; the bridge names' pages first), or no read (nothing committed) without a hop.
+
+    Raises:
+        ReadFailed: as the first hop's ``read`` stage (``allow_partial`` rules).
+    """
+    hop = first_hop_plan(run, s)
+    if hop is None:
+        return {"pages": [], "failures": [], "omitted": []}
+    urls = candidate_urls(run.request, s["hop-searched"], budget=int(hop["pages"]), skip=_already(s["read"]),
+                          names=tuple(hop.get("names") or ()))
+    return (yield from read_stage(run, s["hop-searched"], stage="hop-read", urls=urls))
 
 
 def merge_hop(question: str, selected: SelectedJson, hop: HopPlan | None,
@@ -179,4 +207,5 @@ def merge_hop(question: str, selected: SelectedJson, hop: HopPlan | None,
             "selected": chosen[:MAX_EVIDENCE]}
 
 
-__all__ = ["HOP_CHUNKS", "MAX_ALTERNATES", "MAX_NAMES", "MAX_EVIDENCE", "hop_stages", "merge_hop", "plan_hop"]
+__all__ = ["HOP_CHUNKS", "MAX_ALTERNATES", "MAX_NAMES", "MAX_EVIDENCE", "first_hop_plan", "hop_read_stage",
+           "hop_searched_stage", "merge_hop", "plan_hop"]

@@ -34,7 +34,7 @@ from ditto_nb.patterns.common import TaskScope, add_stage_commit, binding_for, b
 from ditto_nb.patterns.common.binding import canonical_json
 from ditto_nb.patterns.common.ledger import COUNTERS, Ledger, now_iso
 from ditto_nb.patterns.common.records import ChunkRecord, ToolCall, WithheldClaim
-from ditto_nb.patterns.common.stage import PatternSpec, ReplayPolicy, Stage
+from ditto_nb.patterns.common.stage import PatternSpec, ReplayPolicy, Stage, run_stages
 from ditto_nb.patterns.web_qa.stage_models import (
     AnswerJson,
     CitationJson,
@@ -59,7 +59,7 @@ from ditto_nb.patterns.web_qa.rules import DraftAnswer, LayerResult, RuleContext
 from ditto_nb.patterns.web_qa.side_by_side import missing_sides
 from ditto_nb.patterns.web_qa.compare_step import compare_round, wants_compare
 from ditto_nb.patterns.web_qa.draft_round import draft_round
-from ditto_nb.patterns.web_qa.hop import hop_stages, merge_hop, plan_hop
+from ditto_nb.patterns.web_qa.hop import first_hop_plan, hop_read_stage, hop_searched_stage, merge_hop
 from ditto_nb.patterns.web_qa.evaluate import (
     Evaluation,
     chunk_citation,
@@ -271,15 +271,14 @@ def _publish(run: RunState, report: WebQaReportJson) -> Step[None]:
 
 
 def _report_with_hop(run: RunState, s: WebQaStages) -> Step[WebQaReportJson]:
-    """Stage ``report``, after the optional second hop (its own search/read stages)."""
+    """Stage ``report``, on the selection extended with the second hop's pages, if any."""
     read, selected = s["read"], s["selected"]
-    hop = plan_hop(run, s["plan"], s["searched"], s["read"], s["selected"])
-    if hop is not None:
-        done = yield from hop_stages(run, hop, s["read"])
-        selected = merge_hop(req_question(run), s["selected"], hop, done["read"])
-        read = {**read, "pages": [*read["pages"], *done["read"]["pages"]],
-                "failures": [*read["failures"], *done["read"]["failures"]],
-                "omitted": [*read["omitted"], *done["read"]["omitted"]]}
+    hop_read = s.get("hop-read")
+    if hop_read is not None and hop_read.get("pages"):
+        selected = merge_hop(req_question(run), s["selected"], first_hop_plan(run, s), hop_read)
+        read = {**read, "pages": [*read["pages"], *hop_read["pages"]],
+                "failures": [*read["failures"], *hop_read["failures"]],
+                "omitted": [*read["omitted"], *hop_read["omitted"]]}
     return (yield from _report_stage(run, s["plan"], read, selected))
 
 
@@ -290,6 +289,8 @@ WEB_QA = PatternSpec(
         Stage("searched", SearchedStage, lambda run, s: searched_stage(run, s["plan"])),
         Stage("read", ReadStage, lambda run, s: read_stage(run, s["searched"])),
         Stage("selected", SelectedStage, lambda run, s: selected_stage(run, s["plan"], s["read"])),
+        Stage("hop-searched", SearchedStage, lambda run, s: hop_searched_stage(run, cast(WebQaStages, s))),
+        Stage("hop-read", ReadStage, lambda run, s: hop_read_stage(run, cast(WebQaStages, s))),
         Stage("report", WebQaReport, lambda run, s: _report_with_hop(run, cast(WebQaStages, s))),
     ),
     replay=ReplayPolicy(reuse_failed_dispatches=False, persisted_start_clock=False),
@@ -297,12 +298,8 @@ WEB_QA = PatternSpec(
 """Web QA declared as stages: failed searches/reads are retried while their stage is open."""
 
 STAGES = WEB_QA.names
-"""Stage names accepted by ``stop_after``, in order: plan, searched, read, selected, report."""
-
-
-def _record(stages: WebQaStages, name: str, value: object) -> None:
-    """Store the committed JSON of the declared stage ``name``."""
-    cast(dict[str, object], stages)[name] = value
+"""Stage names accepted by ``stop_after``, in order: plan, searched, read, selected, hop-searched,
+hop-read, report."""
 
 
 def run_web_qa_loop(input: WebQaInput, options: WebQaOptions | None = None) -> Step[WebQaReportJson | dict[str, str]]:
@@ -343,12 +340,9 @@ def run_web_qa_loop(input: WebQaInput, options: WebQaOptions | None = None) -> S
                    rules_off=rules_off(opts.get("rules_off") or [], RULE_NAMES),
                    stages=cast(WebQaStages, dict(state.stages)))
     s = run.stages
-    for stage in WEB_QA.stages:
-        if stage.name not in s:
-            assert stage.build is not None
-            _record(s, stage.name, (yield from stage.build(run, s)))
-        if stop_after == stage.name:
-            return {"status": "checkpoint", "stage": stage.name}
+    stopped = yield from run_stages(WEB_QA, run, cast(dict[str, object], s), stop_after)
+    if stopped is not None:
+        return {"status": "checkpoint", "stage": stopped[0]}
     yield from _publish(run, s["report"])
     return s["report"].copy()
 
