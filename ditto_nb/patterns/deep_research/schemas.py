@@ -116,7 +116,7 @@ class DraftOutput(BaseModel):
 
     summary: SkipJsonSchema[str] = ""
     """Not in the schema: the published summary is composed by code from the published findings
-    (:func:`ditto_nb.patterns.deep_research.synthesis.summary_of`)."""
+    (:func:`ditto_nb.patterns.deep_research.published.summary_of`)."""
     conclusions: list[Conclusion] = Field(default_factory=list, description="findings, one evidence id each",
                                           json_schema_extra={"maxItems": 4})
     unknowns: list[str] = Field(default_factory=list, description="what the evidence does not answer",

@@ -1,4 +1,7 @@
-"""Synthesis: report draft → code-side checks → independent review → at most one repair.
+"""Synthesis: report draft → code-side checks → independent review → at most one repair, run
+through the shared grounded-answer component (:func:`ditto_nb.patterns.common.grounding.ground`:
+the first attempt is the ``report`` call with its checks, the second the ``repair`` call with
+``review-2``).
 
 Order of the checks on every draft (the first and the repaired one):
 
@@ -9,17 +12,20 @@ Order of the checks on every draft (the first and the repaired one):
    most content words; a finding that fails is *rejected* with the check's reasons.
 3. **Review** (the model, independent of the draft): statement and quote side by side, one verdict
    per finding; :data:`~ditto_nb.patterns.deep_research.schemas.NOT_STATED` is enforced by code
-   (the finding is rejected with the review's reason).
+   (the finding is rejected with the review's reason) through the one review rule
+   (:func:`ditto_nb.patterns.common.grounding.review_passes`, policy ``refusal``).
 
 Rejected findings of the first draft, and a failed review, go to the one repair with their
 reasons; findings still rejected after it are dropped and listed as *withheld* (never
 published); findings the first review passed stay published when the repaired draft leaves them
-out (the repair rewrites the whole draft); a second failed review publishes only the findings it explicitly called supported. Coverage is then recomputed from what is published (:func:`published_coverage`).
+out (the repair rewrites the whole draft); a second failed review publishes only the findings it explicitly called supported. Coverage is then recomputed from what is published
+(:func:`~ditto_nb.patterns.deep_research.published.published_coverage`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Protocol, TypeVar, cast
 
@@ -29,6 +35,7 @@ from typing_extensions import TypedDict
 from ditto_nb.evidence.quote_pick import quote_for
 from ditto_nb.evidence.restate import restate_cited
 from ditto_nb.evidence.support import check_support, verbatim_excerpt
+from ditto_nb.patterns.common.grounding import Attempt, ground, review_passes
 from ditto_nb.patterns.common.ledger import Plan
 from ditto_nb.patterns.common.records import EvidenceItem, FailureItem, OmittedItem, PromptEvidence
 from ditto_nb.patterns.common.report_records import (
@@ -42,6 +49,7 @@ from ditto_nb.patterns.deep_research import prompts, schemas
 from ditto_nb.patterns.deep_research.prompts import Message
 from ditto_nb.patterns.deep_research.schemas import DraftDump, FindingDump, PlanDump, ReviewDump
 from ditto_nb.patterns.deep_research.evidence import entity_pages, select_for_report
+from ditto_nb.patterns.deep_research.published import published_coverage, summary_of
 from ditto_nb.patterns.deep_research.report import (
     CitedConclusion,
     ReportStatus,
@@ -106,59 +114,18 @@ def apply_verdicts(
     Returns:
         ``(kept, rejected)`` (rejected as in :func:`support_split`).
     """
-    refused = {int(v["n"]): str(v.get("reason") or "") for v in verdict.get("verdicts", [])
-               if v.get("verdict") == schemas.NOT_STATED}
+    verdicts = {int(v["n"]): v for v in verdict.get("verdicts", [])}
     kept: list[ConclusionItem] = []
     rejected: list[WithheldFinding] = []
+    refused = {n: str(v.get("reason") or "") for n, v in verdicts.items()}
     for n, c in enumerate(conclusions, start=1):
-        if n in refused and not verbatim_excerpt(c["statement"], c["quote"]):
+        given = verdicts.get(n)
+        if not review_passes(str(given.get("verdict")) if given else None, c["statement"], c["quote"], "refusal"):
             reason = "the review found the quote does not state this" + (f" ({refused[n]})" if refused[n] else "")
             rejected.append(_withheld(c, [reason]))
         else:
             kept.append(c.copy())
     return kept, rejected
-
-
-def published_coverage(
-    coverage: Sequence[CoverageItem], conclusions: Sequence[ConclusionItem],
-    withheld: Sequence[WithheldFinding],
-) -> list[CoverageItem]:
-    """Coverage consistent with the report: ``covered`` only when a published conclusion cites
-    evidence for the sub-question (a finding counts for the sub-question its ``index`` names; one
-    naming no planned sub-question counts where the row lists its evidence id); otherwise
-    ``gap``. ``conflict`` rows stay (both sides are quoted in the report).
-
-    Args:
-        coverage: the last assessment's rows.
-        conclusions: the published conclusions.
-        withheld: the withheld findings (named in the gap when they were the row's only ones).
-
-    Returns:
-        New rows (same keys).
-    """
-    indexes = {int(row["index"]) for row in coverage}
-
-    def counts(c: ConclusionItem | WithheldFinding, row: CoverageItem) -> bool:
-        # A finding counts for the sub-question it names; one naming none counts by evidence id.
-        index = int(c.get("index", 0) or 0)
-        return index == row["index"] if index in indexes else str(c["evidence_id"]) in row["evidence_ids"]
-
-    rows: list[CoverageItem] = []
-    for row in coverage:
-        new = row.copy()
-        if row["status"] != "conflict":
-            cites = [c for c in conclusions if counts(c, row)]
-            if cites:
-                cited = [str(c["evidence_id"]) for c in cites]
-                new["status"], new["gap"], new["next_queries"] = "covered", "", []
-                new["evidence_ids"] = list(dict.fromkeys([*cited, *row["evidence_ids"]]))
-            else:
-                lost = [w for w in withheld if counts(w, row)]
-                gap = (f"its finding was withheld: {'; '.join(lost[0]['reasons'])}" if lost
-                       else row.get("gap") or "no published conclusion supports it")
-                new["status"], new["gap"] = "gap", gap
-        rows.append(new)
-    return rows
 
 
 def _reviewed(draft: DraftDump, conclusions: Sequence[ConclusionItem]) -> DraftDump:
@@ -183,30 +150,6 @@ class _Checked(TypedDict):
     vouched: list[ConclusionItem]
     """Findings the review passed (all kept ones when it was ok, else those it explicitly called
     ``supported``); carried over a repair that dropped them."""
-
-
-def summary_of(kept: Sequence[ConclusionItem], unknowns: Sequence[str], fixed: str = "") -> str:
-    """The report's summary, composed by code from what was published (never the model's prose).
-
-    A small model's summary restates withheld findings as fact (measured: "Corliss Archer ... holds
-    the post of Lord High Treasurer" beside a withheld finding), so the summary is the published
-    findings' statements, then what stays unknown.
-
-    Args:
-        kept: the published findings (``statement``).
-        unknowns: the unknowns of the report.
-        fixed: a fixed text for reports with no evidence at all (clarification, nothing found).
-
-    Returns:
-        ``"Established: ... Not established: ..."``, or ``fixed`` when given and nothing was kept.
-    """
-    if fixed and not kept:
-        return fixed
-    known = " ".join(s if s.endswith((".", "!", "?")) else f"{s}." for s in (str(c["statement"]).strip() for c in kept) if s)
-    parts = [f"Established: {known}" if known else "Nothing could be established from the pages read."]
-    if unknowns:
-        parts.append(f"Not established: {'; '.join(u.split(':')[0] for u in unknowns)}.")
-    return " ".join(parts)
 
 
 def complete_quotes(draft: DraftDump, selected: Sequence[EvidenceItem]) -> DraftDump:
@@ -292,43 +235,32 @@ def synthesize(ask: Ask, request: ResearchRequest, plan: PlanDump, evidence: lis
     elif not selected:
         draft = {"summary": "No usable evidence was found within the budgets; nothing is concluded.", "unknowns": []}
     else:
-        draft = complete_quotes(cast(DraftDump, (yield from ask("model:report", "report",
-                                                                prompts.report_messages(request, subs, view, gaps, pages),
-                                                                schemas.DraftOutput)).model_dump()), selected)
-        first = yield from _check(ask, "model:review", draft, selected, coverage, gaps)
-        done = first
-        if first["rejected"] or (first["problems"] and not first["kept"]) or not first["verdict"]["ok"]:
+        def first_attempt() -> Plan[Attempt[_Draft, ConclusionItem, WithheldFinding]]:
+            text = complete_quotes(cast(DraftDump, (yield from ask(
+                "model:report", "report", prompts.report_messages(request, subs, view, gaps, pages),
+                schemas.DraftOutput)).model_dump()), selected)
+            checked = yield from _check(ask, "model:review", text, selected, coverage, gaps)
+            return Attempt("report", _Draft(text, checked), checked["kept"], [], checked["problems"],
+                           bool(checked["verdict"]["ok"]))
+
+        def repair(one: Attempt[_Draft, ConclusionItem, WithheldFinding]
+                   ) -> Plan[Attempt[_Draft, ConclusionItem, WithheldFinding] | None]:
+            first = one.draft.checked
+            if not (first["rejected"] or (first["problems"] and not first["kept"]) or not first["verdict"]["ok"]):
+                return None
             reasons = first["problems"] + _reasons(first["rejected"]) + list(first["verdict"]["problems"])
-            draft = complete_quotes(cast(DraftDump, (yield from ask("model:repair", "repair",
-                                                                    prompts.repair_messages(draft, reasons, view, gaps),
-                                                                    schemas.DraftOutput)).model_dump()), selected)
-            done = yield from _check(ask, "model:review-2", draft, selected, coverage, gaps)
-            if done["reviewed"] and not done["verdict"]["ok"] and not done["refused"]:
-                # The review failed the repaired draft without refusing a finding: a finding is
-                # published only with the review's explicit "supported" verdict; the others are
-                # withheld with the review's problems (SPEC §7), and the review stays failed.
-                reason = "the review failed the repaired report: " + "; ".join(done["verdict"]["problems"])
-                vouched = {int(v.get("n", 0)) for v in done["verdict"].get("verdicts", [])
-                           if v.get("verdict") == "supported"}
-                vouched |= {n for n, c in enumerate(done["kept"], 1) if verbatim_excerpt(c["statement"], c["quote"])}
-                done["rejected"] = done["rejected"] + [_withheld(c, [reason]) for n, c in enumerate(done["kept"], 1)
-                                                       if n not in vouched]
-                done["kept"] = [c for n, c in enumerate(done["kept"], 1) if n in vouched]
-                review["ok"] = False
-            # A finding the first review passed stands even if the repair (which rewrites the
-            # whole draft) dropped it: measured, the repair kept only the finding it was asked to
-            # fix and lost the topic's one supported answer.
-            stated = {c["statement"] for c in [*done["kept"], *done["rejected"]]}  # judged again: that stands
-            done["kept"] = [c for c in first["vouched"] if c["statement"] not in stated] + done["kept"]
-            # Findings whose quote still does not verify are withheld with the reason, never published.
-            unverified = [_withheld(_as_finding(row), [problem])
-                          for n, row in enumerate(draft.get("conclusions", []), start=1)
-                          for problem in done["problems"] if problem.startswith(f"conclusion {n}:")]
-            again = {w["statement"] for w in done["rejected"] + unverified} | {c["statement"] for c in done["kept"]}
-            withheld = done["rejected"] + unverified + [_also(w, "removed by the repair")
-                                                        for w in first["rejected"] if w["statement"] not in again]
-            review["repaired"] = True
-        kept = done["kept"]
+            text = complete_quotes(cast(DraftDump, (yield from ask(
+                "model:repair", "repair", prompts.repair_messages(one.draft.text, reasons, view, gaps),
+                schemas.DraftOutput)).model_dump()), selected)
+            done = yield from _check(ask, "model:review-2", text, selected, coverage, gaps)
+            return _after_repair(first, text, done)
+
+        grounding = yield from ground(first_attempt, repair)
+        final = grounding.final
+        draft, kept, withheld = final.draft.text, final.kept, final.withheld
+        done = final.draft.checked
+        review["repaired"] = grounding.repaired
+        review["ok"] = not (grounding.repaired and done["reviewed"] and not done["verdict"]["ok"] and not done["refused"])
         review["problems"], review["model_checked"] = list(done["verdict"]["problems"]), True
         review["dropped"] = done["problems"] if done["kept"] else []
         review["verdicts"] = list(done["verdict"]["verdicts"])
@@ -362,6 +294,44 @@ def synthesize(ask: Ask, request: ResearchRequest, plan: PlanDump, evidence: lis
                             "unused": max(0, request.max_rounds - len(rounds))}},
         review=review, generated_at=datetime.fromtimestamp(now(), timezone.utc).isoformat(),
     )
+
+
+@dataclass(frozen=True)
+class _Draft:
+    """A research draft with its checks (the draft an :class:`Attempt` carries)."""
+
+    text: DraftDump
+    checked: _Checked
+
+
+def _after_repair(first: _Checked, draft: DraftDump, done: _Checked
+                  ) -> Attempt[_Draft, ConclusionItem, WithheldFinding]:
+    """The repair's attempt: what it kept, what stays withheld and why."""
+    done = done.copy()
+    if done["reviewed"] and not done["verdict"]["ok"] and not done["refused"]:
+        # The review failed the repaired draft without refusing a finding: a finding is
+        # published only with the review's explicit "supported" verdict; the others are
+        # withheld with the review's problems (SPEC §7), and the review stays failed.
+        reason = "the review failed the repaired report: " + "; ".join(done["verdict"]["problems"])
+        vouched = {int(v.get("n", 0)) for v in done["verdict"].get("verdicts", []) if v.get("verdict") == "supported"}
+        vouched |= {n for n, c in enumerate(done["kept"], 1) if verbatim_excerpt(c["statement"], c["quote"])}
+        done["rejected"] = done["rejected"] + [_withheld(c, [reason]) for n, c in enumerate(done["kept"], 1)
+                                               if n not in vouched]
+        done["kept"] = [c for n, c in enumerate(done["kept"], 1) if n in vouched]
+    # A finding the first review passed stands even if the repair (which rewrites the whole
+    # draft) dropped it: measured, the repair kept only the finding it was asked to fix and lost
+    # the topic's one supported answer.
+    stated = {c["statement"] for c in [*done["kept"], *done["rejected"]]}  # judged again: that stands
+    done["kept"] = [c for c in first["vouched"] if c["statement"] not in stated] + done["kept"]
+    # Findings whose quote still does not verify are withheld with the reason, never published.
+    unverified = [_withheld(_as_finding(row), [problem])
+                  for n, row in enumerate(draft.get("conclusions", []), start=1)
+                  for problem in done["problems"] if problem.startswith(f"conclusion {n}:")]
+    again = {w["statement"] for w in done["rejected"] + unverified} | {c["statement"] for c in done["kept"]}
+    withheld = done["rejected"] + unverified + [_also(w, "removed by the repair")
+                                                for w in first["rejected"] if w["statement"] not in again]
+    return Attempt("repair", _Draft(draft, done), done["kept"], withheld, done["problems"],
+                   bool(done["verdict"]["ok"]))
 
 
 def _also(w: WithheldFinding, reason: str) -> WithheldFinding:

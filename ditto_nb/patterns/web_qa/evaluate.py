@@ -28,8 +28,9 @@ from typing import Any, cast
 from ditto_nb.evidence import Chunk, QuoteCheck, QuoteLocation, crosscheck, verify_quote
 from ditto_nb.evidence.quote_pick import quote_for
 from ditto_nb.evidence.restate import restate_cited
-from ditto_nb.evidence.support import check_support, verbatim_excerpt
+from ditto_nb.evidence.support import check_support
 from ditto_nb.patterns.common.records import QuoteLocation as LocationJson
+from ditto_nb.patterns.common.grounding import review_passes
 from ditto_nb.patterns.common.records import ChunkRecord, QuoteResult, WithheldClaim
 from ditto_nb.patterns.web_qa.prompts import resolve_label
 from ditto_nb.patterns.web_qa.stage_models import CitationJson, ClaimJson, DraftCitation, QuoteEvidence
@@ -327,8 +328,11 @@ def evaluate_draft(
                 out.problems.append(f"claim {n}: {'; '.join(support.reasons)}")
                 out.reasons.setdefault(i, []).extend(support.reasons)
             verdict = by_n.get(n)
-            excerpt = check["ok"] and i not in unsupported and verbatim_excerpt(citations[i]["claim"], check["quote"])
-            if (verdict is None or not verdict.supported) and not excerpt:
+            said = "supported" if verdict is not None and verdict.supported else None
+            # the one review rule (a verbatim excerpt of a verified, supported quote passes)
+            passes = (review_passes(said, citations[i]["claim"], check["quote"], "explicit")
+                      if check["ok"] and i not in unsupported else said == "supported")
+            if not passes:
                 unsupported.add(i)
                 grounded = False
                 bad.append(i)

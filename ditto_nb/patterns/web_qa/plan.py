@@ -5,40 +5,34 @@ Graphs of one complete run: ``resume`` → ``plan`` → ``searched`` → ``read`
 verification + regrade) → ``report:commit`` → ``publish``. A completed task replays as ``resume``
 + ``publish`` only: no model and no network call.
 
-Repair runs only when the answer does not stand on the draft's verified, supported claims (an
-answer-level problem, or no valid claim at all); when it does, failed claims are withheld with
-their reasons at once and no repair call is spent. Repair sends back only the claims that failed
-(with their problems); claims that passed every check stay as they are, and only the repaired
-claims are regraded. A comparison declined or left with one side unquoted goes to the compare step
-instead (:mod:`~ditto_nb.patterns.web_qa.compare_step`). After the one repair, failing
-claims are withheld with their reasons (:mod:`ditto_nb.patterns.web_qa.withheld`: Memory
-``withheld``; ``answer.withheld`` of the report stage, left out of the published files): when no
-claim passed and the repair did not conclude ``insufficient-evidence``, the run raises
-:class:`~ditto_nb.errors.UngroundedAnswer` (nothing is published); otherwise the valid claims are
-published, and an ``insufficient-evidence`` answer gets a fixed text (:data:`INSUFFICIENT_TEXT`),
-so nothing unverified is published. The
-published status is decided by code from the checked claims and the verified conflicts
-(:func:`ditto_nb.patterns.web_qa.evaluate.decide_status`); the model's status is a hint.
+The report stage's answer goes through the shared grounded-answer component
+(:mod:`~ditto_nb.patterns.web_qa.grounded` on :func:`ditto_nb.patterns.common.grounding.ground`):
+the answer call with its quote verification and grounding review, the answer-rule layer, then at
+most one repair (or, for a comparison declined or one-sided, the compare step); failed claims are
+withheld with their reasons (:mod:`ditto_nb.patterns.web_qa.withheld`: Memory ``withheld``;
+``answer.withheld`` of the report stage, left out of the published files), and an
+``insufficient-evidence`` answer gets a fixed text (:data:`INSUFFICIENT_TEXT`), so nothing
+unverified is published. The published status is decided by code from the checked claims and the
+verified conflicts (:func:`ditto_nb.patterns.web_qa.evaluate.decide_status`); the model's status
+is a hint.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
-from typing import Any, cast
+from typing import cast
 
 from typing_extensions import NotRequired, TypedDict
 
-from ditto_nb.errors import InvalidRequest, UngroundedAnswer
+from ditto_nb.errors import InvalidRequest
 from ditto_nb.patterns.common import TaskScope, add_stage_commit, binding_for, build_resume_graph, read_resume, run_step
 from ditto_nb.patterns.common.binding import canonical_json
 from ditto_nb.patterns.common.ledger import COUNTERS, Ledger, now_iso
-from ditto_nb.patterns.common.records import ChunkRecord, ToolCall, WithheldClaim
+from ditto_nb.patterns.common.records import WithheldClaim
 from ditto_nb.patterns.common.stage import PatternSpec, ReplayPolicy, Stage, run_stages
 from ditto_nb.patterns.web_qa.stage_models import (
     AnswerJson,
     CitationJson,
-    ClaimJson,
     PlanJson,
     PlanStage,
     ReadJson,
@@ -48,29 +42,19 @@ from ditto_nb.patterns.web_qa.stage_models import (
     SearchedStage,
     SelectedJson,
     SelectedStage,
-    ShownConflict,
     WebQaReportJson,
     WebQaStages,
 )
-from ditto_nb.patterns.web_qa import prompts, schemas
+from ditto_nb.patterns.web_qa import prompts
 from ditto_nb.patterns.common.retrieval import comparison_entities
-from ditto_nb.patterns.web_qa.rule_set import KEEP_FIRST_ANSWER, RULE_NAMES, RULES
-from ditto_nb.patterns.web_qa.rules import DraftAnswer, LayerResult, RuleContext, rules_off, run_rules
+from ditto_nb.patterns.web_qa.rule_set import RULE_NAMES
+from ditto_nb.patterns.web_qa.rules import RuleContext, rules_off
 from ditto_nb.patterns.web_qa.side_by_side import missing_sides
-from ditto_nb.patterns.web_qa.compare_step import compare_round, wants_compare
-from ditto_nb.patterns.web_qa.draft_round import draft_round
+from ditto_nb.patterns.web_qa.grounded import grounded_answer
 from ditto_nb.patterns.web_qa.hop import first_hop_plan, hop_read_stage, hop_searched_stage, merge_hop
-from ditto_nb.patterns.web_qa.evaluate import (
-    Evaluation,
-    chunk_citation,
-    complete_draft,
-    decide_status,
-    draft_citations,
-    evaluate_draft,
-    merge_claims,
-)
+from ditto_nb.patterns.web_qa.evaluate import chunk_citation
 from ditto_nb.patterns.web_qa.report import WebQaReport, published_report, render_markdown
-from ditto_nb.patterns.web_qa.withheld import add_withheld, withheld_graph
+from ditto_nb.patterns.web_qa.withheld import add_withheld
 from ditto_nb.patterns.web_qa.request import WebQaRequest
 from ditto_nb.patterns.web_qa.selection import selected_stage
 from ditto_nb.patterns.web_qa.stages import RunState, Step, plan_stage, read_stage, searched_stage
@@ -126,71 +110,9 @@ def _report_stage(run: RunState, plan: PlanJson, read: ReadJson,
         hop_searched: SearchedJson = run.stages.get("hop-searched") or {"results": []}
         bridges = [str(r.get("query", "")) for r in hop_searched.get("results") or []]
         context = RuleContext(question=question, compared=tuple(compared), chunks=tuple(chunks), bridges=tuple(bridges))
-        draft, result = yield from draft_round(run, "answer", question, compared, chunks, labels, selected,
-                                                conflicts_out, [], [], [])
-        layer = _layer(run, replace(context, fits=result.fits, fits_reason=result.fits_reason), draft,
-                       result.valid_claims, "answer")
-        fired, draft, claims, answer_issues = list(layer.fired), _with(draft, layer), layer.draft.claims, layer.problems
-        compared_out = (yield from compare_round(run, context, draft, claims, read["pages"])
-                        ) if wants_compare(context, layer, run.rules_off) else None
-        if compared_out is not None:
-            # A comparison declined or one-sided: answered from each side's quotes (compare_step).
-            sides_draft, sides_claims, sides_fired = compared_out
-            layer = _layer(run, replace(context, repaired=True), sides_draft, sides_claims, "compare")
-            fired += [sides_fired, *layer.fired]
-            draft, claims, answer_issues, withheld = _with(sides_draft, layer), layer.draft.claims, layer.problems, result.rejected
-            answer = {"status": decide_status("insufficient-evidence" if answer_issues else draft.status, len(claims),
-                                              bool(conflicts_out)), "text": draft.answer, "claims": claims,
-                      "withheld": _withheld_json(withheld)}
-        elif result.problems and not answer_issues and claims:
-            # The answer stands on its verified, supported claims: the failed claims are withheld
-            # with their reasons, and the repair (two model calls) is not needed.
-            withheld = result.rejected
-            answer = {"status": decide_status(draft.status, len(claims), bool(conflicts_out)),
-                      "text": draft.answer, "claims": claims,
-                      "withheld": _withheld_json(withheld)}
-        elif result.problems or answer_issues:
-            repaired = True
-            first, first_review = draft, (result.fits, result.fits_reason)
-            items = draft.claims
-            failed = [items[i] for i in sorted(set(result.failed))]
-            kept = [items[i] for i in range(len(items)) if i not in set(result.failed)]
-            draft, result = yield from draft_round(run, "repair", question, compared, chunks, labels, selected,
-                                                    conflicts_out, failed, [*result.problems, *answer_issues], kept)
-            claims = merge_claims([*claims, *result.valid_claims])
-            withheld = result.rejected
-            if result.problems and not claims and draft.status != "insufficient-evidence":
-                # kept in Memory (``withheld``) so show / claims_frame list them after the failure
-                yield from run_step(withheld_graph(run.task, withheld, "UngroundedAnswer"))
-                raise UngroundedAnswer("the answer failed verification after one repair: "
-                                       + "; ".join(result.problems))
-            layer = _layer(run, replace(context, fits=result.fits, fits_reason=result.fits_reason, repaired=True),
-                           draft, claims, "repair")
-            fired += layer.fired
-            if (layer.problems and first.status == "answered" and first.answer != draft.answer
-                    and KEEP_FIRST_ANSWER not in run.rules_off):
-                # The repair mends claims; the first draft's answer may stand on them (the repair
-                # often rewrites a right short answer as a sentence): the same rules decide.
-                kept_answer = _layer(run, replace(context, fits=first_review[0], fits_reason=first_review[1],
-                                                  repaired=True), first, claims, "repair")
-                if not kept_answer.problems:
-                    fired += [{"rule": KEEP_FIRST_ANSWER, "phase": "rewrite", "round": "repair", "changed": True,
-                               "before": draft.answer, "after": kept_answer.draft.text,
-                               "note": "the repaired answer failed the rules; the first answer stands on the "
-                                       "repaired claims"}, *kept_answer.fired]
-                    draft, layer = first, kept_answer
-            draft, claims, answer_issues = _with(draft, layer), layer.draft.claims, layer.problems
-            if withheld or answer_issues:
-                # Failed claims are withheld (with their reasons), never published; an answer its
-                # verified quotes do not carry is not published either.
-                hint = "insufficient-evidence" if answer_issues else draft.status
-                answer = {"status": decide_status(hint, len(claims), bool(conflicts_out)),
-                          "text": draft.answer, "claims": claims,
-                          "withheld": _withheld_json(withheld)}
-        if "status" not in answer:
-            status = decide_status(draft.status, len(claims), bool(conflicts_out))
-            answer = {"status": status, "text": draft.answer, "claims": claims}
-        answer["rules"] = fired
+        answer, withheld, repaired = yield from grounded_answer(run, context, chunks, labels, selected, conflicts_out,
+                                                                read["pages"])
+        claims = answer["claims"]
         if answer["status"] == "insufficient-evidence":
             # status and text never disagree: no model answer text under insufficient-evidence
             count = len(answer.get("withheld") or [])
@@ -235,23 +157,6 @@ def _report_stage(run: RunState, plan: PlanJson, read: ReadJson,
                               context=lambda v: {"status": v["answer"]["status"]})
     yield from run_step(g)
     return cast(WebQaReportJson, dict(commit.value))
-
-
-def _withheld_json(withheld: list[WithheldClaim]) -> list[WithheldClaim]:
-    """The report's ``answer.withheld`` entries: each failed claim with its quote and reasons only."""
-    return [{"claim": w["claim"], "quote": w["quote"], "reasons": w["reasons"]} for w in withheld]
-
-
-def _layer(run: RunState, context: RuleContext, draft: schemas.AnswerOutput, claims: list[ClaimJson],
-           round: str) -> LayerResult:
-    """The declared answer rules (:data:`~ditto_nb.patterns.web_qa.rule_set.RULES`) on one draft."""
-    return run_rules(RULES, context, DraftAnswer(text=draft.answer, status=draft.status, claims=list(claims)),
-                     off=run.rules_off, round=round)
-
-
-def _with(draft: schemas.AnswerOutput, layer: LayerResult) -> schemas.AnswerOutput:
-    """The draft with the answer text and status the rule layer left."""
-    return draft.model_copy(update={"answer": layer.draft.text, "status": layer.draft.status})
 
 
 def req_question(run: RunState) -> str:

@@ -1,0 +1,77 @@
+"""What a research report states once its findings are judged: coverage recomputed from the
+published conclusions and the summary composed from them (pure)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ditto_nb.patterns.common.report_records import ConclusionItem, CoverageItem, WithheldFinding
+
+
+def published_coverage(
+    coverage: Sequence[CoverageItem], conclusions: Sequence[ConclusionItem],
+    withheld: Sequence[WithheldFinding],
+) -> list[CoverageItem]:
+    """Coverage consistent with the report: ``covered`` only when a published conclusion cites
+    evidence for the sub-question (a finding counts for the sub-question its ``index`` names; one
+    naming no planned sub-question counts where the row lists its evidence id); otherwise
+    ``gap``. ``conflict`` rows stay (both sides are quoted in the report).
+
+    Args:
+        coverage: the last assessment's rows.
+        conclusions: the published conclusions.
+        withheld: the withheld findings (named in the gap when they were the row's only ones).
+
+    Returns:
+        New rows (same keys).
+    """
+    indexes = {int(row["index"]) for row in coverage}
+
+    def counts(c: ConclusionItem | WithheldFinding, row: CoverageItem) -> bool:
+        # A finding counts for the sub-question it names; one naming none counts by evidence id.
+        index = int(c.get("index", 0) or 0)
+        return index == row["index"] if index in indexes else str(c["evidence_id"]) in row["evidence_ids"]
+
+    rows: list[CoverageItem] = []
+    for row in coverage:
+        new = row.copy()
+        if row["status"] != "conflict":
+            cites = [c for c in conclusions if counts(c, row)]
+            if cites:
+                cited = [str(c["evidence_id"]) for c in cites]
+                new["status"], new["gap"], new["next_queries"] = "covered", "", []
+                new["evidence_ids"] = list(dict.fromkeys([*cited, *row["evidence_ids"]]))
+            else:
+                lost = [w for w in withheld if counts(w, row)]
+                gap = (f"its finding was withheld: {'; '.join(lost[0]['reasons'])}" if lost
+                       else row.get("gap") or "no published conclusion supports it")
+                new["status"], new["gap"] = "gap", gap
+        rows.append(new)
+    return rows
+
+
+def summary_of(kept: Sequence[ConclusionItem], unknowns: Sequence[str], fixed: str = "") -> str:
+    """The report's summary, composed by code from what was published (never the model's prose).
+
+    A small model's summary restates withheld findings as fact (measured: "Corliss Archer ... holds
+    the post of Lord High Treasurer" beside a withheld finding), so the summary is the published
+    findings' statements, then what stays unknown.
+
+    Args:
+        kept: the published findings (``statement``).
+        unknowns: the unknowns of the report.
+        fixed: a fixed text for reports with no evidence at all (clarification, nothing found).
+
+    Returns:
+        ``"Established: ... Not established: ..."``, or ``fixed`` when given and nothing was kept.
+    """
+    if fixed and not kept:
+        return fixed
+    known = " ".join(s if s.endswith((".", "!", "?")) else f"{s}." for s in (str(c["statement"]).strip() for c in kept) if s)
+    parts = [f"Established: {known}" if known else "Nothing could be established from the pages read."]
+    if unknowns:
+        parts.append(f"Not established: {'; '.join(u.split(':')[0] for u in unknowns)}.")
+    return " ".join(parts)
+
+
+__all__ = ["published_coverage", "summary_of"]
