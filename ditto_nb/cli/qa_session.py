@@ -23,13 +23,14 @@ from ditto_nb.errors import ConfigError, DittoError, LoopCancelled, ToolFailed
 from ditto_nb.runtime.config import RuntimeConfig, load_runtime_config
 from ditto_nb.runtime.model_choice import resolve_model
 from ditto_nb.patterns.common.task_file import ModelChoice, SandboxChoice, TaskFile
+from ditto_nb.patterns.web_qa import STAGES as WEB_QA_STAGES
 from ditto_nb.runtime.loop import OnGraph
 
 PATTERN = "web_qa"
 REPORT_JSON = Path("output") / "report.json"
 REPORT_MD = Path("output") / "report.md"
-STAGES = ("plan", "searched", "read", "selected", "report")
-"""Web QA stages accepted by ``--stop-after`` (SPEC §3)."""
+STAGES = WEB_QA_STAGES
+"""Web QA stages accepted by ``--stop-after`` (SPEC §3): the declared stages, in order."""
 
 
 def report_path(directory: str | os.PathLike[str]) -> Path:

@@ -152,7 +152,7 @@ def test_changed_question_is_a_clear_error(
         (["ask", QUESTION, "--allowed-origin", "http://example.com", "--sandbox", "{corpus}", "--dir", "{tmp}/t"],
          "--allowed-origin must be https://host[:port] (got 'http://example.com')"),
         (["ask", QUESTION, "--stop-after", "bogus", "--sandbox", "{corpus}", "--dir", "{tmp}/t"],
-         "--stop-after must be one of plan, searched, read, selected, report (got 'bogus')"),
+         "--stop-after must be one of plan, searched, read, selected, hop-searched, hop-read, report (got 'bogus')"),
         (["resume", "{tmp}", "--stop-after", "bogus"], "--stop-after must be one of"),
         (["ask", QUESTION, "--provider", "nope", "--dir", "{tmp}/t"], "unknown provider 'nope'"),
         (["demo", "--question", "demo-99", "--dir", "{tmp}/d"], "unknown demo question"),

@@ -79,7 +79,8 @@ async def run_web_qa(
     Args:
         runtime: the app's Runtime (:func:`open_web_qa`).
         input: ``{"request": ..., "model": {"provider", "model"}}``.
-        stop_after: ``plan``, ``searched``, ``read``, ``selected`` or ``report`` to stop there.
+        stop_after: ``plan``, ``searched``, ``read``, ``selected``, ``hop-searched``, ``hop-read`` or
+            ``report`` to stop there (:data:`~ditto_nb.patterns.web_qa.plan.STAGES`).
         signal: abort/timeout; cancels the running graph and schedules nothing more.
         on_graph: trace callback, one record per executed graph.
         max_model_calls: cap on model calls in this run (SPEC §3: 6).
