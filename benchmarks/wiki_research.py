@@ -77,7 +77,19 @@ async def research_topic(q: Question, target: WikiTarget, config: RuntimeConfig,
                 "published": len(report.conclusions), "withheld": len(withheld) if withheld is not None else None,
                 "supported": sum(supported), "covered_and_unknown": contradictions,
                 "gold_in_summary": contains(report.summary, q.answer)
-                or normalize_answer(q.answer) in normalize_answer(" ".join(c.statement for c in report.conclusions))}
+                or normalize_answer(q.answer) in normalize_answer(" ".join(c.statement for c in report.conclusions)),
+                # for reading the run by hand (left out of the printed tables)
+                "report": {"sub_questions": list(report.sub_questions), "summary": report.summary,
+                           "coverage": [{"question": r.get("question"), "status": r.get("status"), "gap": r.get("gap")}
+                                        for r in report.coverage],
+                           "conclusions": [{"statement": c.statement, "quote": c.quote, "title": c.title}
+                                           for c in report.conclusions],
+                           "withheld": [{"statement": w.get("statement"), "reasons": w.get("reasons")}
+                                        for w in (withheld or [])],
+                           "rounds": [{"queries": r.get("queries"), "new_evidence": r.get("new_evidence"),
+                                       "next_queries": r.get("next_queries"), "stop_reason": r.get("stop_reason")}
+                                      for r in report.rounds],
+                           "budgets": report.budgets}}
     except DittoError as exc:
         row |= {"stop_reason": f"failed: {type(exc).__name__}", "published": 0, "supported": 0}
     finally:
@@ -101,7 +113,7 @@ async def research_benchmark(target: WikiTarget, questions: list[Question], conf
         rows.append(row)
         print(f"[{target.name} {n}/{len(questions)}] {row['stop_reason']} published {row.get('published')} "
               f"supported {row.get('supported')} {row['seconds']} s", flush=True)
-    frame = pd.DataFrame(rows)
+    frame = pd.DataFrame([{k: v for k, v in row.items() if k != "report"} for row in rows])
     published = int(frame["published"].fillna(0).sum())
     summary = pd.DataFrame([{
         "topics": len(frame), "read pages and published": int(((frame["pages_read"] > 0) & (frame["published"] > 0)).sum()),

@@ -45,6 +45,7 @@ from ditto_nb.patterns.deep_research.stage_models import (
     stage_row,
 )
 from ditto_nb.patterns.deep_research.stages import resume_graph
+from ditto_nb.patterns.deep_research.sub_questions import topic_sub_questions
 from ditto_nb.patterns.deep_research.synthesis import synthesize
 from ditto_nb.patterns.deep_research.tools import TOOL_PUBLISH, TOOL_SNAPSHOTS
 from ditto_nb.runtime.capabilities import INTERACTION_ACT_TOOL
@@ -79,14 +80,16 @@ def _normalize_plan(request: ResearchRequest, raw: PlanDump) -> PlanDump:
     """Checked plan. The topic is unclear only when the model says so AND the topic names nothing
     to search for (:func:`clarification_needed`) AND the model asks something or gave no plan;
     ``clear=false`` with sub-questions or queries but no clarification question is researched
-    (missing evidence is never disguised as an unclear request, SPEC §4)."""
+    (missing evidence is never disguised as an unclear request, SPEC §4). The sub-questions kept
+    are distinct and name only what the topic names (:func:`topic_sub_questions`)."""
     subs = [s.strip() for s in raw.get("sub_questions", []) if s.strip()][: request.max_queries]
     queries = [q.strip() for q in raw.get("queries", []) if q.strip()]
     questions = [q.strip() for q in raw.get("clarification_questions", []) if q.strip()]
     unclear = clarification_needed(request.question, not bool(raw.get("clear", True)))
     clear = not unclear or (not questions and bool(subs or queries))
-    if clear and not subs:
-        subs = [request.question]
+    if clear:
+        # distinct, and naming only what the topic names (an invented entity is not researched)
+        subs = topic_sub_questions(request.question, subs)
     queries = list(dict.fromkeys(queries + subs))[: request.max_queries]
     if not clear and not questions:
         questions = ["Which aspect, place and period of the topic should the research cover?"]

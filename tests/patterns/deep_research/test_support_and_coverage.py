@@ -141,7 +141,7 @@ def test_quote_about_a_different_entity_is_rejected(
     drafter = Drafter(rules, bad=bad)
     scripted_model.responder = drafter
     report = run(web, config, tmp_path / "task", make_request(web, max_pages=4,
-                                                             question="Zarnow Bridge and the Lenne Cup"))
+                                                             question="Zarnow Bridge, Ilse Marrek and the Lenne Cup"))
     assert isinstance(report, ResearchReport)
     assert all("captain" not in c.statement for c in report.conclusions), [(c.statement, c.quote) for c in report.conclusions]
     [withheld] = report.withheld
