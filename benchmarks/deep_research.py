@@ -7,10 +7,15 @@ Usage::
 
     python benchmarks/deep_research.py [--topics N] [--model scripted|local|local-small]
     python benchmarks/deep_research.py --mediawiki [--topics 10] [--model ...] [--wiki-folder DIR]
+    python benchmarks/deep_research.py --mediawiki --half check [--bridge 20] [--comparison 10] [--model ...]
 
 ``--mediawiki`` runs each of the first ``--topics`` dev-150 questions as a topic over the real
 MediaWiki (see ``wiki_research.py``: stop reason, rounds, calls, seconds, conclusions published /
-withheld, lexical support of published conclusions, gold answer in the summary).
+withheld, lexical support of published conclusions, gold answer in the summary). With ``--half``,
+the topics are the first ``--bridge`` bridge and ``--comparison`` comparison questions of that half
+of the Web QA benchmark's split, on its 2,500-page wiki, and the issue-32 measures are added
+(topic answer reached, coverage rows contradicting a conclusion, duplicate sub-questions,
+``no-progress`` with budget left and an unfollowed lead).
 
 ``scripted`` uses a rule-based scripted model (word overlap between evidence and sub-question;
 next queries from capitalised names in the evidence), so the numbers measure the pipeline, not a
@@ -104,13 +109,23 @@ async def _one(web: SandboxWeb, config: Any, model: dict[str, str], topic: str, 
 def _mediawiki(args: argparse.Namespace) -> None:
     """Topics from dev-150 over the real MediaWiki (see wiki_research.py)."""
     from wiki_research import research_benchmark, scripted_research
-    from wiki_targets import DEV_150, load_questions, open_mediawiki, wiki_pages
+    from wiki_targets import COMPARISON_100, DEV_150, load_benchmark, load_questions, open_mediawiki, wiki_pages
 
     dev = args.hotpotqa or DEV_150
-    questions = load_questions(dev, args.topics or 10, None)
+    if args.half:
+        # the Web QA benchmark's split and 2,500-page wiki: the first --bridge bridge and --comparison
+        # comparison questions of the half, in file order
+        half = [q for q in load_benchmark() if q.half == args.half]
+        questions = ([q for q in half if q.kind == "bridge"][: args.bridge]
+                     + [q for q in half if q.kind != "bridge"][: args.comparison])
+        sources = [DEV_150, COMPARISON_100]
+        folder = args.wiki_folder if args.wiki_folder != WIKI_FOLDER else Path(f"{WIKI_FOLDER}-250")
+    else:
+        questions = load_questions(dev, args.topics or 10, None)
+        sources, folder = [dev], args.wiki_folder
     redis_url = os.environ.get("DITTO_WORKER_CONTEXT_REDIS_URL", "redis://127.0.0.1:6379/0")
     out = args.out or Path(tempfile.gettempdir()) / f"ditto-research-wiki-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
-    target = open_mediawiki(args.wiki_folder, wiki_pages([dev]))
+    target = open_mediawiki(folder, wiki_pages(sources))
     scripted: ScriptedModel | None = None
     try:
         if args.model == "scripted":
@@ -141,6 +156,10 @@ def _mediawiki(args: argparse.Namespace) -> None:
         print(f"\n{title}\n{frame.to_string(index=False)}")
 
 
+WIKI_FOLDER = Path(tempfile.gettempdir()) / "ditto-nb-bench-wiki"
+"""Default MediaWiki folder (dev-150's 1,500 pages); ``-250`` is the Web QA benchmark's."""
+
+
 def main() -> None:
     """Parse arguments, run the topics, print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -148,8 +167,14 @@ def main() -> None:
     parser.add_argument("--model", choices=["scripted", "local", "local-small"], default="scripted")
     parser.add_argument("--mediawiki", action="store_true", help="dev-150 questions as topics on the real MediaWiki")
     parser.add_argument("--hotpotqa", type=Path, default=None, help="HotpotQA JSONL (default dev-150)")
-    parser.add_argument("--wiki-folder", type=Path, default=Path(tempfile.gettempdir()) / "ditto-nb-bench-wiki",
-                        help="the MediaWiki's output folder (reused when a wiki runs there)")
+    parser.add_argument("--wiki-folder", type=Path, default=WIKI_FOLDER,
+                        help="the MediaWiki's output folder (reused when a wiki runs there; with --half: "
+                             "<default>-250, the Web QA benchmark's wiki)")
+    parser.add_argument("--half", choices=["tuning", "check"], default=None,
+                        help="topics from this half of the Web QA split (benchmarks/data/split.json), on the "
+                             "2,500-page wiki of dev-150 + comparison-100")
+    parser.add_argument("--bridge", type=int, default=20, help="with --half: bridge topics (first in file order)")
+    parser.add_argument("--comparison", type=int, default=10, help="with --half: comparison topics")
     parser.add_argument("--out", type=Path, default=None, help="JSONL file for per-topic rows")
     args = parser.parse_args()
     if args.mediawiki:

@@ -13,6 +13,7 @@ kit enforces.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -22,12 +23,60 @@ import pandas as pd
 
 from ditto_nb.errors import DittoError
 from ditto_nb.evidence.support import check_support
+from ditto_nb.patterns.common.retrieval import question_entities
 from ditto_nb.patterns.deep_research import ResearchReport, ResearchRequest, open_research, run_research
 from ditto_nb.patterns.tasks import create_task
 from ditto_nb.runtime.config import RuntimeConfig
 from hotpot_eval import contains, normalize_answer
 from wiki_rows import append_rows
 from wiki_targets import Question, WikiTarget
+
+_WORDS = re.compile(r"[a-z0-9]+")
+_FUNCTION = frozenset(
+    "a an and are as at be by did do does for from has have how in into is it its of on or the their there this "
+    "to was were what when where which who whom whose why with".split())
+
+
+def _content(text: str) -> set[str]:
+    return {w for w in _WORDS.findall(text.lower()) if w not in _FUNCTION}
+
+
+def duplicate_pairs(sub_questions: list[str]) -> int:
+    """Pairs of sub-questions whose content words overlap by half or more (Jaccard; the benchmark's
+    own measure, looser than the kit's filter)."""
+    words = [_content(s) for s in sub_questions]
+    return sum(1 for i in range(len(words)) for j in range(i + 1, len(words))
+               if words[i] and words[j] and len(words[i] & words[j]) / len(words[i] | words[j]) >= 0.5)
+
+
+def coverage_contradictions(report: ResearchReport) -> int:
+    """Coverage rows a published conclusion contradicts, by a crude automated check: a ``gap`` row
+    whose named entities (at least one) all appear in one published statement together with half
+    of its other content words; a ``covered`` row no published statement shares a word with."""
+    statements = [c.statement for c in report.conclusions]
+    bad = 0
+    for row in report.coverage:
+        question = str(row.get("question", ""))
+        names = question_entities(question)
+        rest = _content(question) - {w for n in names for w in _content(n)}
+        if row.get("status") == "gap" and names:
+            bad += any(all(n.lower() in s.lower() for n in names)
+                       and len(rest & _content(s)) * 2 >= len(rest) for s in statements)
+        elif row.get("status") == "covered":
+            bad += not any(_content(question) & _content(s) for s in statements)
+    return bad
+
+
+def unfollowed_lead(report: ResearchReport) -> bool:
+    """``no-progress`` with rounds left and a published statement naming an entity the topic does
+    not name and no round searched for."""
+    if report.stop_reason != "no-progress" or len(report.rounds) >= report.budgets["rounds"]["limit"]:
+        return False
+    asked = " ".join(q for r in report.rounds for q in r.get("queries") or []).lower()
+    topic = report.question.lower()
+    return any(name.lower() not in topic and name.lower() not in asked
+               for c in report.conclusions for name in question_entities(c.statement))
+
 
 def lexical_support(report: ResearchReport, conclusion: Any) -> bool:
     """Whether a published conclusion passes the kit's own support check
@@ -78,6 +127,9 @@ async def research_topic(q: Question, target: WikiTarget, config: RuntimeConfig,
                 "supported": sum(supported), "covered_and_unknown": contradictions,
                 "gold_in_summary": contains(report.summary, q.answer)
                 or normalize_answer(q.answer) in normalize_answer(" ".join(c.statement for c in report.conclusions)),
+                "coverage_contradictions": coverage_contradictions(report),
+                "duplicate_subs": duplicate_pairs(list(report.sub_questions)),
+                "unfollowed_lead": unfollowed_lead(report),
                 # for reading the run by hand (left out of the printed tables)
                 "report": {"sub_questions": list(report.sub_questions), "summary": report.summary,
                            "coverage": [{"question": r.get("question"), "status": r.get("status"), "gap": r.get("gap")}
@@ -122,10 +174,18 @@ async def research_benchmark(target: WikiTarget, questions: list[Question], conf
         "lexically supported": f"{int(frame['supported'].fillna(0).sum())} of {published}",
         "covered-vs-unknown contradictions": int(frame.get("covered_and_unknown", pd.Series(dtype=float)).fillna(0).sum()),
         "gold in summary": int(frame.get("gold_in_summary", pd.Series(dtype=bool)).fillna(False).astype(bool).sum()),
+        "coverage contradictions (automated)": int(frame.get("coverage_contradictions", pd.Series(dtype=float)).fillna(0).sum()),
+        "duplicate sub-questions": int(frame.get("duplicate_subs", pd.Series(dtype=float)).fillna(0).sum()),
+        "no-progress with an unfollowed lead": int(frame.get("unfollowed_lead", pd.Series(dtype=bool)).fillna(False).astype(bool).sum()),
         "s / topic": round(frame["seconds"].mean(), 1),
         "stop reasons": frame["stop_reason"].value_counts().to_dict(),
     }])
-    return {"per topic": frame, f"summary ({target.note}); rows in {out}": summary}
+    tables = {"per topic": frame, f"summary ({target.note}); rows in {out}": summary}
+    if frame["kind"].nunique() > 1:
+        tables["per kind (answer reached = gold in the summary or a conclusion)"] = frame.groupby("kind").agg(
+            topics=("id", "count"), answer_reached=("gold_in_summary", "sum"),
+            published=("published", "sum"), seconds=("seconds", "mean")).reset_index()
+    return tables
 
 
 __all__ = ["lexical_support", "research_benchmark", "research_topic", "scripted_research"]
