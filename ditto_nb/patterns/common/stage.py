@@ -1,4 +1,5 @@
-"""The Stage: how both patterns are declared (name, pydantic output model, graph builder, replay).
+"""The Stage: how both patterns are declared (name, pydantic output model, graph builder), and the
+one runner of both (:func:`run_stages`).
 
 A pattern is a declared sequence of :class:`Stage` objects. A stage's *graph builder* is a plan
 sub-generator: it yields the stage's flat Graph(s) (through :func:`~ditto_nb.patterns.common.run_step`;
@@ -8,18 +9,16 @@ by the stage's *output model* before it is committed to ``stage/<name>`` — so 
 boundaries as typed pydantic models, and :class:`~ditto_nb.patterns.common.view.TaskView` reads
 them back typed (``view.stage("read", ReadStage)``).
 
-The real differences between Web QA and deep research are :class:`ReplayPolicy` flags, not copies:
-
-- ``reuse_failed_dispatches``: a resumed run reuses a done search/read that recorded a failure
-  (research freezes each round's URL list) instead of retrying it (Web QA);
-- ``persisted_start_clock``: the stage's time budget counts from a start time persisted in
-  Memory, pauses included (research's ``research_seconds``).
+How the two patterns replay their ledger differs by one :class:`ReplayPolicy` flag, not by copies:
+``reuse_failed_dispatches``: a resumed run reuses a done search/read that recorded a failure
+(research freezes each round's URL list) instead of retrying it (Web QA). Research's time budget
+counts from a start time its own resume graph persists (``deep_research/stages.py``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Generator, Mapping, MutableMapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict
@@ -41,12 +40,11 @@ class ReplayPolicy:
     """How a stage replays its ledger (see the module docstring).
 
     Attributes:
-        reuse_failed_dispatches: reuse a done search/read that recorded a failure.
-        persisted_start_clock: time budgets count from the persisted start time.
+        reuse_failed_dispatches: reuse a done search/read that recorded a failure (the pattern
+            hands it to its :class:`~ditto_nb.patterns.common.Ledger`).
     """
 
     reuse_failed_dispatches: bool = False
-    persisted_start_clock: bool = False
 
 
 @dataclass(frozen=True)
@@ -78,14 +76,12 @@ class Stage(Generic[O]):
         build: the graph builder ``build(run, stages) -> StageStep`` where ``stages`` maps the
             names of the stages already done to their outputs; it returns the output (None: an
             instance of a repeated stage that committed nothing).
-        replay: the replay policy.
         repeat: set for a stage run as numbered instances (:class:`Repeat`).
     """
 
     name: str
     output: type[O]
     build: Callable[[Any, Mapping[str, Any]], StageStep]
-    replay: ReplayPolicy = field(default_factory=ReplayPolicy)
     repeat: Repeat | None = None
 
     def parse(self, value: Any) -> O:

@@ -14,8 +14,9 @@ Decisions taken by code, not the model (so small local models get through; verif
 independent review and the budgets are unchanged): a plan with sub-questions but no
 clarification question is researched even if the model said ``clear=false``; a round that added
 no new evidence spends no assessment call (``no-progress``); findings are atomic (one statement,
-one quote), so unverifiable ones are dropped and disclosed when another verifies, and only a
-draft with no verifiable finding (or a failed review) gets the single repair.
+one quote), so unverifiable ones are dropped and disclosed when another verifies; the single
+repair goes to a draft with a rejected finding, with no verifiable finding, or with a failed
+review (:mod:`~ditto_nb.patterns.deep_research.synthesis`).
 """
 
 from __future__ import annotations
@@ -133,17 +134,17 @@ def report_stage(st: ResearchState, stages: Mapping[str, object]) -> Plan[Mappin
 RESEARCH = PatternSpec(
     name="deep_research",
     stages=(
-        Stage("plan", ResearchPlan, plan_stage, replay=RESEARCH_REPLAY),
-        Stage("round", RoundRecord, round_stage, replay=RESEARCH_REPLAY, repeat=Repeat(more_rounds, stops_here)),
-        Stage("evidence", EvidenceStage, evidence_stage, replay=RESEARCH_REPLAY),
-        Stage("report", ResearchReport, report_stage, replay=RESEARCH_REPLAY),
+        Stage("plan", ResearchPlan, plan_stage),
+        Stage("round", RoundRecord, round_stage, repeat=Repeat(more_rounds, stops_here)),
+        Stage("evidence", EvidenceStage, evidence_stage),
+        Stage("report", ResearchReport, report_stage),
     ),
     replay=RESEARCH_REPLAY,
 )
 """Deep research declared as stages, run by :func:`~ditto_nb.patterns.common.stage.run_stages`."""
 
 STAGES = ("plan", "round", "report")
-"""Stage names accepted by ``stop_after``."""
+"""Stage names accepted by ``stop_after`` (``evidence`` runs no graph of its own)."""
 
 
 def run_research_loop(inp: LoopInput) -> Plan[LoopResult]:

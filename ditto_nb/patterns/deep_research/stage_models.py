@@ -3,8 +3,8 @@
 Research is declared (``plan.RESEARCH``) as: ``plan``, then rounds (``round``, a repeated stage:
 search → read → assess, one ``stage/round/<n>`` per round), ``evidence``, then ``report``
 (synthesis, review, at most one repair) and publish. Its differences from Web QA are
-replay-policy flags: failed reads of a frozen round are reused, and ``research_seconds`` counts
-from the persisted start clock.
+replay policy (failed reads of a frozen round are reused) and its clock (``research_seconds``
+counts from the start time its resume graph persists).
 """
 
 from __future__ import annotations
@@ -64,9 +64,8 @@ class EvidenceStage(StageOutput):
     omitted: list[OmittedItem] = Field(default_factory=list)
 
 
-RESEARCH_REPLAY = ReplayPolicy(reuse_failed_dispatches=True, persisted_start_clock=True)
-"""Research's replay policy: a frozen round's failed reads are reused; time counts from the
-persisted start."""
+RESEARCH_REPLAY = ReplayPolicy(reuse_failed_dispatches=True)
+"""Research's replay policy: a frozen round's failed reads are reused."""
 
 STAGE_OUTPUTS: dict[str, type[BaseModel]] = {
     "plan": ResearchPlan, "round": RoundRecord, "evidence": EvidenceStage, "report": ResearchReport}

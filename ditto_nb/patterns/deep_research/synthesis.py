@@ -16,8 +16,8 @@ Order of the checks on every draft (the first and the repaired one):
    (:func:`ditto_nb.patterns.common.grounding.review_passes`, policy ``refusal``).
 
 Rejected findings of the first draft, and a failed review, go to the one repair with their
-reasons; findings still rejected after it are dropped and listed as *withheld* (never
-published); findings the first review passed stay published when the repaired draft leaves them
+reasons; findings still rejected after it are dropped and listed as *withheld* (never published as
+conclusions; the report lists them with their reasons); findings the first review passed stay published when the repaired draft leaves them
 out (the repair rewrites the whole draft); a second failed review publishes only the findings it explicitly called supported. Coverage is then recomputed from what is published
 (:func:`~ditto_nb.patterns.deep_research.published.published_coverage`).
 """

@@ -198,7 +198,7 @@ WEB_QA = PatternSpec(
         Stage("hop-read", ReadStage, lambda run, s: hop_read_stage(run, cast(WebQaStages, s))),
         Stage("report", WebQaReport, lambda run, s: _report_with_hop(run, cast(WebQaStages, s))),
     ),
-    replay=ReplayPolicy(reuse_failed_dispatches=False, persisted_start_clock=False),
+    replay=ReplayPolicy(reuse_failed_dispatches=False),
 )
 """Web QA declared as stages: failed searches/reads are retried while their stage is open."""
 
