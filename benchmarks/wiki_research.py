@@ -41,12 +41,19 @@ def _content(text: str) -> set[str]:
     return {w for w in _WORDS.findall(text.lower()) if w not in _FUNCTION}
 
 
+def _ask(question: str) -> tuple[frozenset[str], set[str]]:
+    """A sub-question's named entities (lower case) and its other content words."""
+    names = frozenset(n.lower() for n in question_entities(question))
+    return names, _content(question) - {w for n in names for w in _content(n)}
+
+
 def duplicate_pairs(sub_questions: list[str]) -> int:
-    """Pairs of sub-questions whose content words overlap by half or more (Jaccard; the benchmark's
-    own measure, looser than the kit's filter)."""
-    words = [_content(s) for s in sub_questions]
-    return sum(1 for i in range(len(words)) for j in range(i + 1, len(words))
-               if words[i] and words[j] and len(words[i] & words[j]) / len(words[i] | words[j]) >= 0.5)
+    """Pairs of sub-questions that ask the same thing, by the benchmark's own measure: the same
+    named entities and other content words overlapping by half or more (Jaccard)."""
+    asks = [_ask(s) for s in sub_questions]
+    return sum(1 for i in range(len(asks)) for j in range(i + 1, len(asks))
+               if asks[i][0] == asks[j][0] and asks[i][1] and asks[j][1]
+               and len(asks[i][1] & asks[j][1]) / len(asks[i][1] | asks[j][1]) >= 0.5)
 
 
 def coverage_contradictions(report: ResearchReport) -> int:
@@ -67,10 +74,11 @@ def coverage_contradictions(report: ResearchReport) -> int:
     return bad
 
 
-def unfollowed_lead(report: ResearchReport) -> bool:
-    """``no-progress`` with rounds left and a published statement naming an entity the topic does
-    not name and no round searched for."""
-    if report.stop_reason != "no-progress" or len(report.rounds) >= report.budgets["rounds"]["limit"]:
+def unfollowed_lead(report: ResearchReport, reached: bool) -> bool:
+    """``no-progress`` with rounds left, the topic's answer not reached, and a published statement
+    naming an entity the topic does not name and no round searched for."""
+    if (reached or report.stop_reason != "no-progress"
+            or len(report.rounds) >= report.budgets["rounds"]["limit"]):
         return False
     asked = " ".join(q for r in report.rounds for q in r.get("queries") or []).lower()
     topic = report.question.lower()
@@ -119,17 +127,18 @@ async def research_topic(q: Question, target: WikiTarget, config: RuntimeConfig,
         contradictions = sum(1 for i in covered if 0 < i <= len(report.sub_questions)
                              and report.sub_questions[i - 1].lower()[:40] in unknown_text)
         withheld = getattr(report, "withheld", None)
+        reached = contains(report.summary, q.answer) or normalize_answer(q.answer) in normalize_answer(
+            " ".join(c.statement for c in report.conclusions))
         row |= {"stop_reason": report.stop_reason, "rounds": len(report.rounds),
                 "calls": report.budgets.get("model", {}).get("used"),
                 "searches": report.budgets.get("search", {}).get("used"),
                 "reads": report.budgets.get("read", {}).get("used"),
                 "published": len(report.conclusions), "withheld": len(withheld) if withheld is not None else None,
                 "supported": sum(supported), "covered_and_unknown": contradictions,
-                "gold_in_summary": contains(report.summary, q.answer)
-                or normalize_answer(q.answer) in normalize_answer(" ".join(c.statement for c in report.conclusions)),
+                "gold_in_summary": reached,
                 "coverage_contradictions": coverage_contradictions(report),
                 "duplicate_subs": duplicate_pairs(list(report.sub_questions)),
-                "unfollowed_lead": unfollowed_lead(report),
+                "unfollowed_lead": unfollowed_lead(report, bool(reached)),
                 # for reading the run by hand (left out of the printed tables)
                 "report": {"sub_questions": list(report.sub_questions), "summary": report.summary,
                            "coverage": [{"question": r.get("question"), "status": r.get("status"), "gap": r.get("gap")}
