@@ -28,7 +28,7 @@ from ditto_nb.patterns.deep_research import ResearchReport, ResearchRequest, ope
 from ditto_nb.patterns.tasks import create_task
 from ditto_nb.runtime.config import RuntimeConfig
 from hotpot_eval import contains, normalize_answer
-from wiki_rows import append_rows
+from wiki_rows import append_rows, read_rows
 from wiki_targets import Question, WikiTarget
 
 _WORDS = re.compile(r"[a-z0-9]+")
@@ -164,9 +164,14 @@ async def research_topic(q: Question, target: WikiTarget, config: RuntimeConfig,
 async def research_benchmark(target: WikiTarget, questions: list[Question], config: RuntimeConfig,
                              model: dict[str, str], root: Path, out: Path,
                              responder: Callable[[Question], None] | None = None) -> dict[str, pd.DataFrame]:
-    """Run every topic on ``target``; return the per-topic and summary tables (rows also appended to ``out``)."""
+    """Run every topic on ``target``; return the per-topic and summary tables (rows also appended to
+    ``out``; a topic whose row ``out`` already holds is not run again, so an interrupted run resumes)."""
+    done = {str(row.get("id")): row for row in (read_rows(out) if out.exists() else [])}
     rows = []
     for n, q in enumerate(questions, start=1):
+        if q.id in done:
+            rows.append(done[q.id])
+            continue
         if responder is not None:
             responder(q)
         row = await research_topic(q, target, config, model, root / f"topic-{n}")
