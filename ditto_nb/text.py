@@ -77,6 +77,9 @@ def split_sentences(text: str, marks: str = ".!?") -> list[str]:
 _DANGLING = frozenset("a an the and or but of to in on at by for from with as than that which who whose".split())
 
 
+_SENTENCE_END = frozenset(".!?\"')”’")
+
+
 def uncut(text: str, limit: int) -> str:
     """``text`` without the word a length cap cut in half.
 
@@ -84,7 +87,10 @@ def uncut(text: str, limit: int) -> str:
     ("... the Georgia Army Nat"); the fragment would then read as a name or word the quote lacks.
     When ``text`` is at least ``limit`` characters long and does not end at a word boundary, its
     last (partial) word, then any dangling function words ("… to the south and the") and trailing
-    punctuation are dropped, and `` …`` marks the cut; otherwise ``text`` is returned unchanged.
+    punctuation are dropped, and `` …`` marks the cut. When it is that long and ends in padding
+    after a whole word (the grammar filled the cap with spaces), the padding and dangling words
+    are dropped and `` …`` marks the cut, unless the text ends a sentence. Otherwise ``text`` is
+    returned unchanged.
 
     Args:
         text: the generated string.
@@ -93,11 +99,20 @@ def uncut(text: str, limit: int) -> str:
     Returns:
         The string, possibly shortened at its end (then ending in `` …``).
     """
-    if len(text) < limit or not text or not text[-1].isalnum():
+    if len(text) < limit or not text:
         return text
-    head = text.rsplit(None, 1)[0] if " " in text.strip() else text
-    if head == text:
+    if text[-1].isspace():
+        # the cap fell on padding after a whole word ("… and the Right  "): keep the word, but
+        # the sentence was still cut unless it ends like one
+        head = text.rstrip()
+        if not head or head[-1] in _SENTENCE_END:
+            return head
+    elif not text[-1].isalnum():
         return text
+    else:
+        head = text.rsplit(None, 1)[0] if " " in text.strip() else text
+        if head == text:
+            return text
     words = head.rstrip(" ,;:-–(").split(" ")
     while len(words) > 1 and words[-1].lower() in _DANGLING:
         words.pop()

@@ -92,3 +92,8 @@ def test_uncut_drops_only_a_word_the_length_cap_cut() -> None:
     seine = "The river Seine flows through Paris, dividing the city into the Left Bank to the south and the R"
     assert uncut(seine, len(seine)) == "The river Seine flows through Paris, dividing the city into the Left Bank to the south …"
     assert uncut("Supercalifragilistic", 10) == "Supercalifragilistic"  # one word: kept
+    # seen in the demo: the grammar filled the cap with spaces after a whole word, mid-sentence
+    padded = "The river Seine flows through Paris from east to west, dividing the city into the Left Bank to the south and the Right  "
+    assert len(padded) == 120
+    assert uncut(padded, 120) == padded.rstrip() + " …"
+    assert uncut("It is a component of the Army.  ", 32) == "It is a component of the Army."  # a whole sentence
