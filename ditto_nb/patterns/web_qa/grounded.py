@@ -141,11 +141,7 @@ def grounded_answer(run: RunState, context: RuleContext, chunks: list[ChunkRecor
     first_result = grounding.first.draft.result
     stands = final.round == "answer" and bool(first_result.problems) and not issues and bool(claims)
     answer: AnswerJson
-    if final.round == "compare" or stands:
-        hint = "insufficient-evidence" if issues else draft.status
-        answer = {"status": decide_status(hint, len(claims), has_conflict), "text": draft.answer, "claims": claims,
-                  "withheld": _withheld_json(final.withheld)}
-    elif final.round == "repair" and (final.withheld or issues):
+    if final.round == "compare" or stands or (final.round == "repair" and (final.withheld or issues)):
         # Failed claims are withheld (with their reasons), never published; an answer its
         # verified quotes do not carry is not published either.
         hint = "insufficient-evidence" if issues else draft.status
