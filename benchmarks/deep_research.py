@@ -42,6 +42,7 @@ from ditto_nb.patterns.common import SearchSetup
 from ditto_nb.patterns.deep_research import ResearchReport, ResearchRequest, open_research, run_research
 from ditto_nb.patterns.tasks import create_task
 from ditto_nb.runtime.config import load_runtime_config
+from ditto_nb.testing.scripted_coverage import coverage_reply
 from ditto_nb.sandbox import SandboxWeb, demo_corpus_path, load_corpus
 from ditto_nb.sandbox.corpus import demo_questions_path
 from ditto_nb.testing.scripted_config import scripted_runtime_config
@@ -79,6 +80,8 @@ def scripted_responder(request: dict[str, Any]) -> dict[str, Any]:
         conclusions = [{"index": 1, "statement": text[:80], "chunk_id": eid, "quote": " ".join(text.split()[:8])}
                        for eid, _o, text in lines[:4]]
         return {"summary": "Findings from the evidence.", "conclusions": conclusions, "unknowns": []}
+    if purpose == "coverage":
+        return coverage_reply(user)
     return {"ok": True, "problems": []}
 
 

@@ -27,6 +27,7 @@ from ditto_nb.runtime.config import RuntimeConfig, load_runtime_config
 from ditto_nb.runtime.model_choice import resolve_model
 from ditto_nb.sandbox import SandboxPage, SandboxWeb, demo_corpus_path, load_corpus
 from ditto_nb.testing import ScriptedModel, scripted_runtime_config
+from ditto_nb.testing.scripted_coverage import coverage_reply
 
 PROVIDER_ENV = "DITTO_NOTEBOOK_PROVIDER"
 """Environment variable choosing the notebooks' model provider (default ``local``)."""
@@ -119,6 +120,8 @@ class DemoResponder:
                                      "quote": _first_sentence(text)} for eid, _origin, text in best]}
         if purpose == "review":
             return {"ok": True, "problems": []}
+        if purpose == "coverage":
+            return coverage_reply(user)
         if purpose == "compare":  # the stand-in does not compare: the comparison declines, naming no value
             return {"first": "", "second": "", "answer": "", "status": "insufficient-evidence"}
         return {}

@@ -20,7 +20,7 @@ from ditto_nb.notebook.table import frame
 
 ROUNDS_COLUMNS = ["round", "queries", "reads", "new_evidence", "assessed", "covered", "gaps", "conflicts",
                   "next_queries"]
-COVERAGE_COLUMNS = ["round", "index", "question", "status", "evidence_ids", "gap", "next_queries"]
+COVERAGE_COLUMNS = ["round", "index", "question", "status", "evidence_ids", "gap", "next_queries", "reason"]
 
 
 def _require_research(view: TaskView) -> None:
@@ -63,16 +63,19 @@ def rounds_frame(task: TaskRef) -> pd.DataFrame:
 
 
 def coverage_frame(task: TaskRef) -> pd.DataFrame:
-    """Coverage of every sub-question after every assessed round (sub-question × round).
+    """Coverage of every sub-question after every assessed round (sub-question × round), then
+    the report's coverage, decided from the published findings.
 
     Args:
         task: a research task directory (or view).
 
     Returns:
-        Columns ``round``, ``index`` (1-based sub-question number), ``question``, ``status``
-        (``covered`` / ``gap`` / ``conflict``), ``evidence_ids`` (list of ``E<n>``), ``gap`` (the
-        concrete gap, "" when covered) and ``next_queries`` (list). Empty before the first
-        assessment.
+        Columns ``round`` (1-based, or ``"report"`` for the report's rows), ``index`` (1-based
+        sub-question number), ``question``, ``status`` (``covered`` / ``gap`` / ``conflict``),
+        ``evidence_ids`` (list of ``E<n>``), ``gap`` (the concrete gap, "" when covered),
+        ``next_queries`` (list) and ``reason`` (why the row has its status: the assessment's
+        check, or the report's coverage call; "" for rows stored before reasons were kept).
+        Empty before the first assessment.
 
     Raises:
         ConfigError: not a research task.
@@ -81,7 +84,9 @@ def coverage_frame(task: TaskRef) -> pd.DataFrame:
     _require_research(view)
     rows = [{**c, "round": rec["round"]} for rec in _round_records(view) if rec.get("assessed")
             for c in rec.get("coverage", [])]
-    return frame(rows, COVERAGE_COLUMNS)
+    report = view.report or {}
+    rows += [{**c, "round": "report"} for c in report.get("coverage", []) if isinstance(c, dict)]
+    return frame([{"reason": "", **row} for row in rows], COVERAGE_COLUMNS)
 
 
 def stop_reason_summary(task: TaskRef) -> dict[str, Any]:

@@ -35,8 +35,12 @@ async def test_coverage_frame_per_round(tmp_path: Path, sandbox_factory: Any, sc
     assert evidence_frame(task)["selected"].isna().all() and len(evidence_frame(task)) >= 2
     await run_once(web, config, task, request)
     cov = coverage_frame(task)
-    assert sorted(set(cov["round"])) == [1, 2]
+    assert list(dict.fromkeys(cov["round"])) == [1, 2, "report"]
     assert cov[cov["round"] == 2]["status"].tolist() == ["covered", "covered"]
+    assert all(reason.startswith("the assessment cites E") for reason in cov[cov["round"] == 2]["reason"])
+    final = cov[cov["round"] == "report"]
+    assert final["status"].tolist() == ["covered", "covered"]
+    assert all(reason.startswith("finding ") and " answers it" in reason for reason in final["reason"])
     rounds = rounds_frame(task)
     assert rounds["covered"].tolist() == [1, 2] and rounds["gaps"].tolist() == [1, 0]
     summary = stop_reason_summary(task)

@@ -24,6 +24,8 @@ class CoverageItem(TypedDict, total=False):
     evidence_ids: list[str]
     gap: str
     next_queries: list[str]
+    reason: str
+    """Why the row has its status (the report's coverage call, or the assessment's check)."""
 
 
 @with_config(_OPEN)

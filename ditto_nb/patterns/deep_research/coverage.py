@@ -60,7 +60,8 @@ def normalize_coverage(
         cross_check: covered rows need two origins with different text.
 
     Returns:
-        Rows ``{"index", "question", "status", "evidence_ids", "gap", "next_queries"}``.
+        Rows ``{"index", "question", "status", "evidence_ids", "gap", "next_queries", "reason"}``
+        (``reason``: why the row has its status, for the coverage frame).
     """
     by_id = {str(item["id"]): item for item in evidence}
     by_index: dict[int, CoverageItem] = {}
@@ -92,8 +93,12 @@ def normalize_coverage(
             status, gap = "gap", "the cited evidence does not address this sub-question"
         if status == "covered" and cross_check and (len(origins) < 2 or len(texts) < 2):
             status, gap = "gap", gap or "cross-check needs a second origin with different text"
+        reason = (f"the assessment cites {', '.join(ids)}" if status == "covered"
+                  else "the assessment found two origins that disagree" if status == "conflict"
+                  else gap or "the assessment found no evidence for it")
         rows.append({"index": index, "question": question, "status": status, "evidence_ids": ids,
-                     "gap": "" if status == "covered" else gap, "next_queries": queries if status == "gap" else []})
+                     "gap": "" if status == "covered" else gap, "next_queries": queries if status == "gap" else [],
+                     "reason": reason})
     return rows
 
 

@@ -2,7 +2,8 @@
 
 Written for small local models (Qwen2.5-Coder 1.5B): short instructions, flat JSON schemas
 whose fields describe themselves. Every system message starts with ``Task: <purpose>``
-(``research-plan``, ``assess``, ``report``, ``review``, ``repair``; docs/PATTERNS.md).
+(``research-plan``, ``assess``, ``report``, ``review``, ``repair``, ``coverage``;
+docs/PATTERNS.md).
 """
 
 from __future__ import annotations
@@ -118,12 +119,34 @@ def report_messages(
         Chat messages (system first).
     """
     body = (
-        "Write at most 3 findings from the evidence only. Each finding: a short statement of one fact "
+        "Write at most 3 findings from the evidence only. If the evidence states the topic's answer, the "
+        "first finding states it. Each finding: a short statement of one fact "
         "with its names and numbers, and the id of the ONE evidence item that states it (code quotes "
         "that item's sentence). If sources disagree, one finding per source. List what stays unknown. "
         "JSON only."
     )
     return _messages("report", body, _topic(request, sub_questions, pages) + _gaps_and_evidence(gaps, chunks))
+
+
+def coverage_messages(topic: str, sub_questions: Sequence[str], statements: Sequence[str]) -> list[Message]:
+    """Messages of the ``coverage`` call: which published finding answers the topic (question 0)
+    and each sub-question.
+
+    Args:
+        topic: the research topic.
+        sub_questions: the planned sub-questions (questions 1..n).
+        statements: the published findings' statements (findings 1..m).
+
+    Returns:
+        Chat messages (system first).
+    """
+    body = (
+        "For each question give the number of the finding that answers it: the finding states what the "
+        "question asks (the same person or thing). 0 if no finding answers it. A short reason. JSON only."
+    )
+    questions = "\n".join(f"{n}. {q}" for n, q in enumerate([topic, *sub_questions]))
+    findings = "\n".join(f"{n}. {s}" for n, s in enumerate(statements, start=1))
+    return _messages("coverage", body, f"Questions:\n{questions}\nFindings:\n{findings}")
 
 
 def _draft(draft: DraftDump) -> str:
@@ -185,6 +208,7 @@ __all__ = [
     "SHOWN_CHUNK_CHARS",
     "Message",
     "assess_messages",
+    "coverage_messages",
     "plan_messages",
     "repair_messages",
     "report_messages",

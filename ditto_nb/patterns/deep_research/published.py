@@ -50,28 +50,50 @@ def published_coverage(
     return rows
 
 
-def summary_of(kept: Sequence[ConclusionItem], unknowns: Sequence[str], fixed: str = "") -> str:
+def summary_of(kept: Sequence[ConclusionItem], unknowns: Sequence[str], fixed: str = "",
+               answered: bool = False) -> str:
     """The report's summary, composed by code from what was published (never the model's prose).
 
     A small model's summary restates withheld findings as fact (measured: "Corliss Archer ... holds
     the post of Lord High Treasurer" beside a withheld finding), so the summary is the published
-    findings' statements, then what stays unknown.
+    findings' statements, then what stays unknown. The topic's answer comes first, quoted, when
+    the coverage call named a finding for it (:mod:`ditto_nb.patterns.deep_research.answers`);
+    otherwise the summary says the topic itself is not answered.
 
     Args:
-        kept: the published findings (``statement``).
+        kept: the published findings (``statement``, ``quote``), the topic's answer first when
+            ``answered``.
         unknowns: the unknowns of the report.
         fixed: a fixed text for reports with no evidence at all (clarification, nothing found).
+        answered: ``kept[0]`` answers the topic.
 
     Returns:
-        ``"Established: ... Not established: ..."``, or ``fixed`` when given and nothing was kept.
+        ``"Answer: … (quote: "…"). Also established: … Not established: …"``, or ``fixed`` when
+        given and nothing was kept.
     """
     if fixed and not kept:
         return fixed
-    known = " ".join(s if s.endswith((".", "!", "?")) else f"{s}." for s in (str(c["statement"]).strip() for c in kept) if s)
-    parts = [f"Established: {known}" if known else "Nothing could be established from the pages read."]
+    parts: list[str] = []
+    rest = list(kept)
+    if answered and rest:
+        first = rest.pop(0)
+        parts.append(f"Answer: {_sentence(str(first['statement']))} (quote: \"{str(first['quote']).strip()}\")")
+    elif kept:
+        parts.append("The topic itself is not answered by the published findings.")
+    known = " ".join(_sentence(s) for s in (str(c["statement"]) for c in rest) if s.strip())
+    if known:
+        parts.append(f"{'Also established' if answered else 'Established'}: {known}")
+    elif not kept:
+        parts.append("Nothing could be established from the pages read.")
     if unknowns:
         parts.append(f"Not established: {'; '.join(u.split(':')[0] for u in unknowns)}.")
     return " ".join(parts)
+
+
+def _sentence(text: str) -> str:
+    """``text`` stripped, ending with a full stop unless it ends with one already."""
+    s = text.strip()
+    return s if s.endswith((".", "!", "?")) else f"{s}."
 
 
 __all__ = ["published_coverage", "summary_of"]

@@ -39,7 +39,9 @@ uncovered reports ``no-progress`` (the rounds ended without evidence that carrie
 
 SYNTHESIS_RESERVE = 4
 """Model calls kept back, before another round's assessment, for report, review, one repair
-and the review of the repair (SPEC §4)."""
+and the review of the repair (SPEC §4). The ``coverage`` call that decides coverage from the
+published findings (:mod:`ditto_nb.patterns.deep_research.answers`) runs when a call is left
+after them; otherwise coverage falls back to the drafter's numbers and says so."""
 
 
 class ResearchRequest(TaskRequest):

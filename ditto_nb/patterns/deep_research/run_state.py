@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel
 
@@ -174,6 +174,13 @@ def after_pending(st: ResearchState) -> tuple[str, ...]:
     return tuple(nodes)
 
 
+class Ask(Protocol):
+    """``ask(ledger_key, purpose, messages, schema)``: one budgeted model call (the output validated
+    by ``schema``), as the report stage gives it to the synthesis."""
+
+    def __call__(self, key: str, purpose: str, messages: list[Message], schema: type[M], /) -> Plan[M]: ...
+
+
 def model_call(st: ResearchState, key: str, purpose: str, messages: list[Message], schema: type[M],
            model: Mapping[str, str], round_number: int = 0) -> Plan[M]:
     """One budgeted model call (reused from the ledger when done); returns the validated output."""
@@ -231,4 +238,4 @@ def tool_calls(st: ResearchState, kind: str, round_number: int, tool: str,
     return [output for output in outputs if output is not None]
 
 
-__all__ = ["BUDGET_LIMITS", "Plan", "Progress", "ResearchState", "after_pending", "model_call", "run_graph", "tool_calls"]
+__all__ = ["BUDGET_LIMITS", "Ask", "Plan", "Progress", "ResearchState", "after_pending", "model_call", "run_graph", "tool_calls"]

@@ -170,6 +170,42 @@ def review_output(findings: int) -> type[ReviewOutput]:
     return model
 
 
+class Answered(BaseModel):
+    """Which finding answers one question (model output of the ``coverage`` call)."""
+
+    model_config = _COMPACT
+
+    q: int = Field(description="question number")
+    finding: int = Field(description="number of the finding that answers it, 0 if none does")
+    reason: str = Field(default="", description="a few words", json_schema_extra=_cap(60))
+
+
+class CoverageOutput(BaseModel):
+    """The ``coverage`` call's output: one :class:`Answered` per question (the topic is question 0)."""
+
+    model_config = _COMPACT
+
+    items: list[Answered] = Field(default_factory=list, description="one per question, in order")
+
+
+@functools.cache
+def coverage_output(questions: int) -> type[CoverageOutput]:
+    """:class:`CoverageOutput` whose JSON schema asks for exactly ``questions`` items (as
+    :func:`review_output` does for verdicts; validation stays lenient).
+
+    Args:
+        questions: the topic plus its sub-questions (≥ 1).
+
+    Returns:
+        A subclass of :class:`CoverageOutput` (cached per count).
+    """
+    items: list[Answered] = Field(default_factory=list, description="one per question, in order",
+                                  json_schema_extra={"minItems": questions, "maxItems": questions})
+    model: type[CoverageOutput] = create_model("CoverageOutput", __base__=CoverageOutput,
+                                               items=(list[Answered], items))
+    return model
+
+
 class PlanDump(TypedDict, total=False):
     """A :class:`PlanOutput` dump (also the checked plan committed to ``stage/plan``)."""
 
@@ -217,6 +253,7 @@ MAX_TOKENS: dict[str, int] = {
     "report": 640,
     "review": 320,
     "repair": 640,
+    "coverage": 320,
 }
 """Completion token limit per purpose (tokens). The schemas' length caps (:func:`_cap`) keep a
 grammar-bound output below these (a truncated output ends the task with ``ModelOutputTruncated``:
@@ -228,14 +265,17 @@ OUTPUT_SCHEMAS: dict[str, type[BaseModel]] = {
     "report": DraftOutput,
     "review": ReviewOutput,
     "repair": DraftOutput,
+    "coverage": CoverageOutput,
 }
 """Output schema per purpose."""
 
 __all__ = [
+    "Answered",
     "AssessDump",
     "AssessOutput",
     "Assessment",
     "Conclusion",
+    "CoverageOutput",
     "DraftDump",
     "DraftOutput",
     "FindingDump",
@@ -248,5 +288,6 @@ __all__ = [
     "ReviewOutput",
     "STATEMENT_CHARS",
     "Verdict",
+    "coverage_output",
     "review_output",
 ]

@@ -41,6 +41,7 @@ class CoverageRow(StageOutput):
     evidence_ids: list[str] = Field(default_factory=list)
     gap: str = ""
     next_queries: list[str] = Field(default_factory=list)
+    reason: str = ""
 
 
 class RoundRecord(StageOutput):

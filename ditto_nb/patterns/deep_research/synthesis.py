@@ -27,16 +27,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Protocol, TypeVar, cast
+from typing import cast
 
-from pydantic import BaseModel
 from typing_extensions import TypedDict
 
 from ditto_nb.evidence.quote_pick import quote_for
 from ditto_nb.evidence.restate import restate_cited
 from ditto_nb.evidence.support import check_support, verbatim_excerpt
 from ditto_nb.patterns.common.grounding import Attempt, ground, review_passes
-from ditto_nb.patterns.common.ledger import Plan
 from ditto_nb.patterns.common.records import EvidenceItem, FailureItem, OmittedItem, PromptEvidence
 from ditto_nb.patterns.common.report_records import (
     ConclusionItem,
@@ -46,9 +44,9 @@ from ditto_nb.patterns.common.report_records import (
     WithheldFinding,
 )
 from ditto_nb.patterns.deep_research import prompts, schemas
-from ditto_nb.patterns.deep_research.prompts import Message
 from ditto_nb.patterns.deep_research.schemas import DraftDump, FindingDump, PlanDump, ReviewDump
 from ditto_nb.patterns.deep_research.evidence import entity_pages, select_for_report
+from ditto_nb.patterns.deep_research.answers import decide_coverage
 from ditto_nb.patterns.deep_research.published import published_coverage, summary_of
 from ditto_nb.patterns.deep_research.report import (
     CitedConclusion,
@@ -58,16 +56,7 @@ from ditto_nb.patterns.deep_research.report import (
     conflict_sides,
 )
 from ditto_nb.patterns.deep_research.request import STOP_REASONS, ResearchRequest, StopReason
-
-M = TypeVar("M", bound=BaseModel)
-
-
-class Ask(Protocol):
-    """``ask(ledger_key, purpose, messages, schema)``: one budgeted model call (the output validated
-    by ``schema``)."""
-
-    def __call__(self, key: str, purpose: str, messages: list[Message], schema: type[M], /) -> Plan[M]: ...
-
+from ditto_nb.patterns.deep_research.run_state import Ask, Plan
 
 def support_split(
     conclusions: Sequence[ConclusionItem], selected: Sequence[EvidenceItem]
@@ -264,7 +253,12 @@ def synthesize(ask: Ask, request: ResearchRequest, plan: PlanDump, evidence: lis
         review["problems"], review["model_checked"] = list(done["verdict"]["problems"]), True
         review["dropped"] = done["problems"] if done["kept"] else []
         review["verdicts"] = list(done["verdict"]["verdicts"])
-    rows = published_coverage(coverage, kept, withheld) if stop_reason != "clarification" else list(coverage)
+    rows, answer = list(coverage), None
+    if stop_reason != "clarification":
+        answers = yield from decide_coverage(ask, request.question, coverage, kept, withheld)
+        rows, answer = answers.coverage, answers.topic
+    if answer is not None:
+        kept = [kept[answer], *(c for i, c in enumerate(kept) if i != answer)]  # the topic's answer first
     cited = {c["evidence_id"] for c in kept}
     conflicts = conflict_sides(rows, kept, evidence)
     cited |= {side["evidence_id"] for conflict in conflicts for side in conflict["sides"]}
@@ -284,7 +278,7 @@ def synthesize(ask: Ask, request: ResearchRequest, plan: PlanDump, evidence: lis
         scope=request.scope, goal=plan["goal"], sub_questions=subs, status=status,
         stop_reason=cast(StopReason, stop_reason), clarification_questions=plan["clarification_questions"],
         summary=summary_of(kept, unknowns, str(draft.get("summary", ""))
-                           if stop_reason == "clarification" or not selected else ""),
+                           if stop_reason == "clarification" or not selected else "", answered=answer is not None),
         conclusions=[CitedConclusion.model_validate(c) for c in kept],
         withheld=withheld, conflicts=conflicts, unknowns=unknowns, coverage=rows, rounds=rounds,
         cited_chunks=[c.copy() for c in selected if c["id"] in cited],

@@ -89,7 +89,7 @@ def test_sigkill_mid_round_resumes_without_recharging(
     assert script.purposes.count("research-plan") == 1
     assert after["budget/search"] == before["budget/search"]
     assert after["budget/read"] == before["budget/read"]
-    assert after["budget/model"] == 3 + 1 + 2  # assess r2 again, report, review
+    assert after["budget/model"] == 3 + 1 + 3  # assess r2 again, report, review, coverage
     assert after["budget/model"] <= request.max_model_calls
     for key in done_dispatches:
         assert after[key]["at"] == before[key]["at"]

@@ -54,7 +54,7 @@ def test_failed_review_gets_one_repair_then_publishes(
     report = run(web, config, tmp_path / "task", make_request(web))
     assert isinstance(report, ResearchReport)
     purposes = reviewer.script.purposes
-    assert purposes[-4:] == ["report", "review", "repair", "review"]
+    assert purposes[-5:] == ["report", "review", "repair", "review", "coverage"]
     assert purposes.count("repair") == 1 and purposes.count("review") == 2
     assert len(reviewer.repair_prompts) == 1 and PROBLEM in reviewer.repair_prompts[0]  # the repair saw why
     assert report.review["repaired"] is True and report.review["ok"] is True

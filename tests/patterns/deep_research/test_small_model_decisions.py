@@ -129,7 +129,7 @@ def test_round_without_new_evidence_spends_no_assessment(
     scripted_model.responder = script
     request = make_request(web)
     report = run(web, config, tmp_path / "task", request)
-    assert script.purposes == ["research-plan", "assess", "report", "review"]
+    assert script.purposes == ["research-plan", "assess", "report", "review", "coverage"]
     assert report.stop_reason == "no-progress"
     # Round 2 found nothing new: no assessment, code reformulates; round 3 empty too → no-progress.
     assert [r["assessed"] for r in report.rounds] == [True, False, False]
@@ -145,4 +145,4 @@ def test_round_without_new_evidence_spends_no_assessment(
             await store.close()
 
     rows = asyncio.run(memory())
-    assert rows["budget/model"] == 4 and "ledger/model:assess:r2" not in rows
+    assert rows["budget/model"] == 5 and "ledger/model:assess:r2" not in rows

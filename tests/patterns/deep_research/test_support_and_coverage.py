@@ -79,7 +79,7 @@ def test_date_absent_from_quote_is_rejected_repaired_once_then_withheld(
     report = run(web, config, tmp_path / "task", make_request(web))
     assert isinstance(report, ResearchReport)
     # The review saw only the supported finding; the rejected one went to the one repair with its reason.
-    assert drafter.script.purposes[-4:] == ["report", "review", "repair", "review"]
+    assert drafter.script.purposes[-5:] == ["report", "review", "repair", "review", "coverage"]
     assert drafter.script.purposes.count("repair") == 1
     [repair_prompt] = drafter.prompts["repair"]
     assert "4 May 1929" in repair_prompt and "1929" in repair_prompt.split("Problems:")[1]
@@ -91,7 +91,7 @@ def test_date_absent_from_quote_is_rejected_repaired_once_then_withheld(
     assert all("1929" not in c.statement for c in report.conclusions)
     assert [c.index for c in report.conclusions] == [1]
     # The summary is composed from what was published: no withheld statement, the gap named.
-    assert "1929" not in report.summary and report.summary.startswith("Established: ")
+    assert "1929" not in report.summary and "Established: " in report.summary
     assert report.conclusions[0].statement.rstrip(".") in report.summary and "Not established: " in report.summary
     # The assessment called sub-question 2 covered; its only finding was withheld → gap, named in unknowns.
     assert report.rounds[-1]["coverage"][1]["status"] == "covered"
@@ -120,7 +120,7 @@ def test_a_supported_finding_the_repair_dropped_is_still_published(
     report = run(web, config, tmp_path / "task", make_request(web))
     assert isinstance(report, ResearchReport)
     # the repaired draft holds only the still-unsupported finding: nothing left for a second review
-    assert drafter.script.purposes[-3:] == ["report", "review", "repair"]
+    assert drafter.script.purposes[-4:] == ["report", "review", "repair", "coverage"]
     assert [c.index for c in report.conclusions] == [1]
     assert "Ilse Marrek" in report.conclusions[0].statement
     [withheld] = report.withheld
@@ -184,7 +184,7 @@ def test_empty_first_round_leads_to_reformulated_second_round(
     assert second["queries"] == first["next_queries"] and second["new_evidence"] > 0
     assert any("Zarnow_Bridge" in url for url in second["reads"])
     assert report.stop_reason == "coverage-complete" and report.stop_reason != "no-progress"
-    assert script.purposes == ["research-plan", "assess", "report", "review"]  # no assessment spent on round 1
+    assert script.purposes == ["research-plan", "assess", "report", "review", "coverage"]  # no assessment spent on round 1
     assert [c.quote for c in report.conclusions] == ["designed by engineer Ilse Marrek"]
     assert report.budgets["search"]["unused"] == report.budgets["search"]["limit"] - report.budgets["search"]["used"] > 0
     assert "unused)" in (tmp_path / "task" / "output" / "report.md").read_text()

@@ -1,0 +1,138 @@
+"""Coverage decided from the published findings by the ``coverage`` call (issue 32, items 2 and 4)."""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ditto_nb.errors import BudgetExceeded
+from ditto_nb.patterns.common.report_records import ConclusionItem, CoverageItem, WithheldFinding
+from ditto_nb.patterns.deep_research import ResearchReport, schemas
+from ditto_nb.patterns.deep_research.answers import NO_CALL_LEFT, decide_coverage
+from ditto_nb.patterns.deep_research.published import summary_of
+
+from .helpers import Rule, Script, bridge_corpus, make_request, run
+
+TOPIC = "Where was the designer of the Zarnow Bridge born?"
+DESIGNED: ConclusionItem = {"index": 2, "statement": "The Zarnow Bridge was designed by Ilse Marrek.",
+                            "quote": "The Zarnow Bridge was designed by engineer Ilse Marrek.",
+                            "evidence_id": "E1", "title": "Zarnow Bridge"}
+BORN: ConclusionItem = {"index": 1, "statement": "Ilse Marrek was born in Kessendorf.",
+                        "quote": "Ilse Marrek was born in Kessendorf in 1881.", "evidence_id": "E4",
+                        "title": "Ilse Marrek"}
+
+
+@pytest.fixture
+def config(scripted_config: Any, redis_url: str) -> Any:
+    return scripted_config(redis_url=redis_url)
+
+
+def _rows(*questions: str) -> list[CoverageItem]:
+    return [{"index": i, "question": q, "status": "gap", "evidence_ids": [], "gap": "", "next_queries": []}
+            for i, q in enumerate(questions, start=1)]
+
+
+def _decide(reply: dict[str, Any] | None, coverage: list[CoverageItem], kept: list[ConclusionItem],
+            withheld: list[WithheldFinding] | None = None) -> tuple[list[str], Any]:
+    """Run :func:`decide_coverage` with an ``ask`` that returns ``reply`` as the call's validated
+    output (None: the model budget is spent)."""
+    asked: list[str] = []
+
+    def ask(key: str, purpose: str, messages: list[dict[str, str]], schema: type[Any]) -> Generator[Any, Any, Any]:
+        asked.append(purpose)
+        if reply is None:
+            raise BudgetExceeded("model budget of 10 would be exceeded")
+        asked.append(messages[-1]["content"])
+        yield purpose
+        return schema.model_validate(reply)
+
+    gen = decide_coverage(ask, TOPIC, coverage, kept, withheld or [])
+    try:
+        step = next(gen)
+        while True:
+            step = gen.send(step)
+    except StopIteration as stop:
+        return asked, stop.value
+
+
+def test_the_call_decides_rows_not_the_drafters_numbers() -> None:
+    # The drafter numbered the findings the wrong way round (the issue's hand-read failure).
+    coverage = _rows("Who designed the Zarnow Bridge?", "Where was Ilse Marrek born?")
+    reply = {"items": [{"q": 0, "finding": 2, "reason": "names the birthplace"},
+                       {"q": 1, "finding": 1, "reason": "names the designer"},
+                       {"q": 2, "finding": 2, "reason": "names the birthplace"}]}
+    asked, answers = _decide(reply, coverage, [DESIGNED, BORN])
+    assert asked[0] == "coverage" and "0. " + TOPIC in asked[1] and "2. Ilse Marrek was born" in asked[1]
+    assert [(r["status"], r["evidence_ids"]) for r in answers.coverage] == [("covered", ["E1"]), ("covered", ["E4"])]
+    assert answers.coverage[0]["reason"] == "finding 1 answers it: names the designer"
+    assert answers.topic == 1
+
+
+def test_a_named_finding_that_does_not_address_the_row_is_a_gap_with_its_reason() -> None:
+    coverage = _rows("When was the Zarnow Bridge opened?", "Which river does the Zarnow Bridge cross?")
+    withheld: list[WithheldFinding] = [{"index": 2, "statement": "It crosses the Lenne.", "quote": "…",
+                                        "evidence_id": "E2", "title": "Zarnow Bridge",
+                                        "reasons": ["the quote does not name Lenne"]}]
+    reply = {"items": [{"q": 0, "finding": 0, "reason": ""}, {"q": 1, "finding": 1, "reason": "about the bridge"},
+                       {"q": 2, "finding": 0, "reason": "no river is named"}]}
+    _asked, answers = _decide(reply, coverage, [DESIGNED], withheld)
+    first, second = answers.coverage
+    assert first["status"] == "gap" and "does not name what it asks" in first["reason"] and first["gap"] == first["reason"]
+    assert second["status"] == "gap" and second["reason"] == "its finding was withheld: the quote does not name Lenne"
+    assert answers.topic is None
+
+
+def test_a_topic_answer_sharing_nothing_with_the_topic_is_not_the_answer() -> None:
+    other: ConclusionItem = {"index": 1, "statement": "Kessendorf lies on the Lenne.", "quote": "Kessendorf lies on the Lenne.",
+                             "evidence_id": "E7", "title": "Kessendorf"}
+    reply = {"items": [{"q": 0, "finding": 1, "reason": "a place"}, {"q": 1, "finding": 0, "reason": ""}]}
+    _asked, answers = _decide(reply, _rows("Where is Kessendorf?"), [other])
+    assert answers.topic is None
+
+
+def test_conflict_rows_stay_and_no_call_without_findings() -> None:
+    coverage = _rows("Who designed the Zarnow Bridge?")
+    coverage[0]["status"] = "conflict"
+    asked, answers = _decide({"items": []}, coverage, [])
+    assert asked == [] and answers.coverage[0]["status"] == "conflict" and answers.topic is None
+    assert "disagree" in answers.coverage[0]["reason"]
+
+
+def test_a_spent_model_budget_falls_back_to_the_drafters_numbers_and_says_so() -> None:
+    asked, answers = _decide(None, _rows("Where was Ilse Marrek born?"), [BORN])
+    assert asked == ["coverage"]
+    assert answers.coverage[0]["status"] == "covered" and NO_CALL_LEFT in answers.coverage[0]["reason"]
+
+
+def test_the_summary_answers_the_topic_first_quoted() -> None:
+    text = summary_of([BORN, DESIGNED], ["When was it opened: no published finding answers it"], answered=True)
+    assert text.startswith('Answer: Ilse Marrek was born in Kessendorf. (quote: "Ilse Marrek was born in Kessendorf in 1881.")')
+    assert "Also established: The Zarnow Bridge was designed by Ilse Marrek." in text
+    assert text.endswith("Not established: When was it opened.")
+    assert summary_of([DESIGNED], [], answered=False).startswith("The topic itself is not answered")
+
+
+def test_schema_asks_for_one_item_per_question() -> None:
+    schema = schemas.coverage_output(3).model_json_schema()
+    assert schema["properties"]["items"]["minItems"] == schema["properties"]["items"]["maxItems"] == 3
+
+
+def test_research_report_leads_with_the_topics_answer(sandbox_factory: Any, scripted_model: Any, config: Any,
+                                                      tmp_path: Path) -> None:
+    web = sandbox_factory(bridge_corpus())
+    script = Script(rules=[Rule("Who designed the Zarnow Bridge?", r"designed by engineer \w+ \w+"),
+                           Rule("Where was the designer born?", r"was born in \w+",
+                                next_query=lambda _lines: "Ilse Marrek")],
+                    queries=["Zarnow Bridge", "Ilse Marrek"])
+    scripted_model.responder = script
+    report = run(web, config, tmp_path / "task", make_request(web, question=TOPIC))
+    assert isinstance(report, ResearchReport)
+    assert script.purposes[-1] == "coverage"
+    assert [row["status"] for row in report.coverage] == ["covered", "covered"]
+    assert all(row["reason"].startswith("finding ") for row in report.coverage)
+    # the scripted model names the finding sharing the topic's words: the birthplace leads the summary
+    assert report.summary.startswith("Answer: ") and "born in Kessendorf" in report.summary.split("Also")[0]
+    assert "born in Kessendorf" in report.conclusions[0].statement
