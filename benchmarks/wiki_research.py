@@ -141,7 +141,8 @@ async def research_topic(q: Question, target: WikiTarget, config: RuntimeConfig,
                 "unfollowed_lead": unfollowed_lead(report, bool(reached)),
                 # for reading the run by hand (left out of the printed tables)
                 "report": {"sub_questions": list(report.sub_questions), "summary": report.summary,
-                           "coverage": [{"question": r.get("question"), "status": r.get("status"), "gap": r.get("gap")}
+                           "coverage": [{"question": r.get("question"), "status": r.get("status"), "gap": r.get("gap"),
+                                         "reason": r.get("reason", "")}
                                         for r in report.coverage],
                            "conclusions": [{"statement": c.statement, "quote": c.quote, "title": c.title}
                                            for c in report.conclusions],

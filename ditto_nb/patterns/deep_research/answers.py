@@ -6,14 +6,14 @@ names, for each question, the finding that answers it (0 for none) with a short 
 it honest:
 
 - a sub-question is ``covered`` only when the call names a published finding for it and that
-  finding addresses it (:func:`~ditto_nb.patterns.deep_research.coverage.addresses` over its
-  statement, quote and page title: the sub-question's names and one of its other content words);
+  finding can answer it (:func:`answers_question` over its statement, quote and page title: one
+  of the sub-question's content words other than its names);
   the row's ``evidence_ids`` are that finding's and its ``reason`` is the call's;
 - otherwise it is a ``gap`` whose reason says why (no finding answers it; the named finding does
   not address it; its own finding was withheld, with the withholding reason);
 - ``conflict`` rows stay (both sides are quoted in the report);
 - the finding named for the topic leads the report (:func:`ditto_nb.patterns.deep_research.published.summary_of`)
-  when it names one of the topic's names or shares one of its other content words.
+  when it can answer the topic by the same guard.
 
 Before this call, coverage counted a finding for the sub-question number the drafter gave it;
 hand-read on 15 unseen topics, about 6 of 14 rows were then wrong (a sub-question ``covered`` by a
@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from ditto_nb.errors import BudgetExceeded
 from ditto_nb.evidence.rank import terms
 from ditto_nb.patterns.common.report_records import ConclusionItem, CoverageItem, WithheldFinding
-from ditto_nb.patterns.common.retrieval import names_entity, question_entities
+from ditto_nb.patterns.common.retrieval import question_entities
 from ditto_nb.patterns.deep_research import prompts, schemas
 from ditto_nb.patterns.deep_research.coverage import addresses
 from ditto_nb.patterns.deep_research.published import published_coverage
@@ -61,17 +61,23 @@ def _text(c: ConclusionItem) -> str:
     return f"{c.get('title', '')} {c['statement']} {c['quote']}"
 
 
-def _answers_topic(topic: str, c: ConclusionItem) -> bool:
-    """A finding may answer the topic only if it names one of the topic's names or shares one of
-    its other content words (by five-letter prefix, as :func:`addresses` does): a two-hop answer
-    ("Ilse Marrek was born in Kessendorf") need not name the topic's first entity."""
-    names = question_entities(topic)
+def answers_question(question: str, c: ConclusionItem) -> bool:
+    """Whether finding ``c`` can answer ``question`` (the guard on the coverage call's pick).
+
+    It must share one of the question's content words other than its names (by five-letter
+    prefix of :func:`~ditto_nb.evidence.rank.terms`, as
+    :func:`~ditto_nb.patterns.deep_research.coverage.addresses` matches them); a question with no
+    other content word needs its names. A two-hop answer need not name the first entity
+    ("Adriana Trigiani … film director … based in Greenwich Village, New York City" answers "What
+    city does the director of 'Big Stone Gap' work in?").
+    """
     text = _text(c)
-    if any(names_entity(text, name) for name in names):
-        return True
-    named = {w for name in names for w in terms(name)}
-    wanted = {w[:5] for w in terms(topic) if w not in named}
-    return any(t.startswith(w) for w in wanted for t in set(terms(text)))
+    named = {w for name in question_entities(question) for w in terms(name)}
+    wanted = {w[:5] for w in terms(question) if w not in named}
+    if not wanted:
+        return addresses(question, [text])
+    have = set(terms(text))
+    return any(t.startswith(w) for w in wanted for t in have)
 
 
 def decide_coverage(ask: Ask, topic: str, coverage: Sequence[CoverageItem], kept: Sequence[ConclusionItem],
@@ -106,7 +112,7 @@ def decide_coverage(ask: Ask, topic: str, coverage: Sequence[CoverageItem], kept
         picks.setdefault(item.q, (item.finding, item.reason.strip()))
     rows = [_row(row, picks.get(int(row["index"]), (0, "")), kept, withheld) for row in coverage]
     n, _why = picks.get(0, (0, ""))
-    answer = n - 1 if 1 <= n <= len(kept) and _answers_topic(topic, kept[n - 1]) else None
+    answer = n - 1 if 1 <= n <= len(kept) and answers_question(topic, kept[n - 1]) else None
     return Answers(rows, answer)
 
 
@@ -119,7 +125,7 @@ def _row(row: CoverageItem, pick: tuple[int, str], kept: Sequence[ConclusionItem
         return new
     n, why = pick
     question = str(row["question"])
-    if 1 <= n <= len(kept) and addresses(question, [_text(kept[n - 1])]):
+    if 1 <= n <= len(kept) and answers_question(question, kept[n - 1]):
         c = kept[n - 1]
         new["status"], new["gap"], new["next_queries"] = "covered", "", []
         new["evidence_ids"] = [str(c["evidence_id"])]
@@ -149,4 +155,4 @@ def _with_reasons(rows: Sequence[CoverageItem], note: str) -> list[CoverageItem]
     return out
 
 
-__all__ = ["NO_CALL_LEFT", "Answers", "decide_coverage"]
+__all__ = ["NO_CALL_LEFT", "Answers", "answers_question", "decide_coverage"]

@@ -155,10 +155,12 @@ def stop_after_round(
     queries: Sequence[str],
     used: Mapping[str, int],
     elapsed_seconds: float,
+    unread_side: bool = False,
 ) -> str | None:
     """The stop reason after a round's assessment, or None to run another round.
 
-    Order: coverage-complete, round-budget, deadline / model / search / page budgets,
+    Order: coverage-complete (not while a compared side's page is unread: the sub-questions may
+    all be covered by one side), round-budget, deadline / model / search / page budgets,
     no-progress (two consecutive rounds without new evidence, or no new query to run).
 
     Args:
@@ -169,11 +171,13 @@ def stop_after_round(
         queries: the next round's queries.
         used: budget counters.
         elapsed_seconds: seconds since the persisted start time.
+        unread_side: a side the topic compares has no page read and is searched next
+            (:func:`~ditto_nb.patterns.deep_research.queries.side_specs`).
 
     Returns:
         A stop reason, or None.
     """
-    if coverage and all(row["status"] != "gap" for row in coverage):
+    if coverage and all(row["status"] != "gap" for row in coverage) and not unread_side:
         return "coverage-complete"
     if round_number >= request.max_rounds:
         return "round-budget"

@@ -6,7 +6,8 @@ ladder (``fallbacks``) while a form returns no hit and, for ``entity``, title se
 
 - Round one: :func:`first_round` — the topic's entities alone plus the plan's queries and
   sub-questions, each with its ladder (:func:`~ditto_nb.patterns.common.retrieval.build_queries`).
-- Later rounds, while a sub-question is a gap: first the second hop (:func:`bridge_specs`) — a
+- Later rounds: first a comparison's side whose page was not read (:func:`side_specs`); then,
+  while a sub-question is a gap, the second hop (:func:`bridge_specs`) — a
   name the evidence mentions and the topic does not (the actress a film's page names, for a
   topic about "the woman who portrayed …"), chosen by Web QA's
   :func:`~ditto_nb.patterns.common.relevance.bridge_candidates`; then the assessment's queries
@@ -29,6 +30,8 @@ from ditto_nb.patterns.common.relevance import bridge_candidates
 from ditto_nb.patterns.common.report_records import CoverageItem
 from ditto_nb.patterns.common.retrieval import (
     build_queries,
+    comparison_entities,
+    names_entity,
     question_entities,
     relaxations,
 )
@@ -143,6 +146,46 @@ def bridge_specs(question: str, coverage: Sequence[CoverageItem], evidence: Sequ
     return [{"text": n, "fallbacks": [], "entity": n} for n in names[:limit]]
 
 
+def side_specs(question: str, evidence: Sequence[EvidenceItem], tried: Iterable[str]) -> list[Spec]:
+    """A comparison's unread sides: each entity the topic compares
+    (:func:`~ditto_nb.patterns.common.retrieval.comparison_entities`) that no evidence page's title
+    names and that no earlier search sent as its own query, searched by title.
+
+    Measured on 15 unseen topics: a comparison read one side's page in two rounds and reported the
+    other side as a gap without ever searching its name.
+
+    Args:
+        question: the research topic.
+        evidence: the accumulated evidence (``title``).
+        tried: every query form already sent.
+
+    Returns:
+        Specs ``{"text": side, "fallbacks": [], "entity": side}``, in the topic's order.
+    """
+    done = {_key(t) for t in tried}
+    titles = [str(e.get("title", "")) for e in evidence]
+    return [{"text": side, "fallbacks": [], "entity": side} for side in comparison_entities(question)
+            if _key(side) not in done and not any(names_entity(t, side) for t in titles)]
+
+
+def leads(question: str, coverage: Sequence[CoverageItem], evidence: Sequence[EvidenceItem],
+          tried: Iterable[str]) -> list[Spec]:
+    """What the next round must search before anything else: a comparison's unread sides
+    (:func:`side_specs`), then the second hop's name (:func:`bridge_specs`).
+
+    Args:
+        question: the research topic.
+        coverage: the round's coverage rows.
+        evidence: evidence items, most relevant to the topic first.
+        tried: every query form already sent.
+
+    Returns:
+        Specs, sides first; ``[]`` when no lead remains.
+    """
+    tried = list(tried)
+    return [*side_specs(question, evidence, tried), *bridge_specs(question, coverage, evidence, tried)]
+
+
 def with_bridges(bridges: Sequence[Spec], rest: Sequence[Spec], limit: int) -> list[Spec]:
     """``bridges`` first, then ``rest`` without repeats, at most ``limit`` specs; a bridge that a
     query of ``rest`` already names is left out (that query's ladder ends at the name)."""
@@ -155,4 +198,4 @@ def with_bridges(bridges: Sequence[Spec], rest: Sequence[Spec], limit: int) -> l
     return out[:limit]
 
 
-__all__ = ["Spec", "bridge_specs", "first_round", "reformulate", "specs", "with_bridges"]
+__all__ = ["Spec", "bridge_specs", "first_round", "leads", "reformulate", "side_specs", "specs", "with_bridges"]

@@ -8,8 +8,9 @@ reads and assessment come back from the ledger (no dispatch, no graph), its URL 
 frozen ``round/<n>/reads`` row and its stop decision as recorded.
 
 Decisions taken by code, not the model: a round that added no new evidence spends no assessment
-call (queries are reformulated by code; ``no-progress`` after two such rounds or when no new
-query can be formed); a round whose assessment would leave no room for the report's calls stops
+call (queries are reformulated by code; ``no-progress`` after two such rounds unless a lead
+remains — a comparison's unread side or the second hop's name — or when no new query can be
+formed); a round whose assessment would leave no room for the report's calls stops
 with ``model-budget`` before it.
 """
 
@@ -24,7 +25,7 @@ from ditto_nb.patterns.common.report_records import RoundItem
 from ditto_nb.patterns.deep_research import prompts, schemas
 from ditto_nb.patterns.deep_research.coverage import next_queries, normalize_coverage, research_blocker, stop_after_round
 from ditto_nb.patterns.deep_research.evidence import accumulate, prompt_view, rank
-from ditto_nb.patterns.deep_research.queries import Spec, bridge_specs, reformulate, specs, with_bridges
+from ditto_nb.patterns.deep_research.queries import Spec, leads, reformulate, side_specs, specs, with_bridges
 from ditto_nb.patterns.deep_research.request import SYNTHESIS_RESERVE
 from ditto_nb.patterns.deep_research.run_state import Plan, ResearchState, model_call, tool_calls
 from ditto_nb.patterns.deep_research.stage_models import round_row
@@ -140,9 +141,10 @@ def round_stage(st: ResearchState, _stages: object) -> Plan[RoundItem | None]:
     if added == 0 and st.done(key, "model", "assess") is None:
         # Nothing new to assess (no model call spent): reformulate by code; stop only after two
         # consecutive empty rounds or when no new query can be formed.
-        p.queries = (with_bridges(bridge_specs(request.question, p.coverage, ranked, p.tried),
-                                  reformulate(request.question, p.subs, p.tried, request.max_queries),
-                                  request.max_queries) if p.empty < 2 else [])
+        # After two empty rounds only a lead (an unread side, the second hop) keeps the rounds going.
+        p.queries = with_bridges(leads(request.question, p.coverage, ranked, p.tried),
+                                 reformulate(request.question, p.subs, p.tried, request.max_queries)
+                                 if p.empty < 2 else [], request.max_queries)
         p.stop_reason = "no-progress" if not p.queries else ("round-budget" if r >= request.max_rounds else None)
         return _record(st, {"round": r, "queries": list(frozen["queries"]), "reads": reads["urls"],
                             "new_evidence": 0, "coverage": p.coverage, "assessed": False,
@@ -158,7 +160,7 @@ def round_stage(st: ResearchState, _stages: object) -> Plan[RoundItem | None]:
                                 schemas.AssessOutput, st.model, r)
     p.coverage = normalize_coverage(raw.model_dump()["items"], p.subs, p.evidence, request.cross_check)
     proposed = next_queries(p.coverage, p.asked, request.max_queries)
-    p.queries = with_bridges(bridge_specs(request.question, p.coverage, ranked, p.tried),
+    p.queries = with_bridges(leads(request.question, p.coverage, ranked, p.tried),
                              specs(proposed, request.question, p.subs) if proposed
                              else reformulate(request.question, p.subs, p.tried, request.max_queries),
                              request.max_queries)
@@ -168,8 +170,9 @@ def round_stage(st: ResearchState, _stages: object) -> Plan[RoundItem | None]:
     if isinstance(recorded, dict) and "stop_reason" in recorded:
         p.stop_reason = recorded["stop_reason"]
     else:
+        unread = {s["text"] for s in side_specs(request.question, p.evidence, p.tried)}
         p.stop_reason = stop_after_round(request, r, p.coverage, p.empty, [q["text"] for q in p.queries], st.used,
-                                         st.elapsed())
+                                         st.elapsed(), unread_side=any(q["text"] in unread for q in p.queries))
     return _record(st, {"round": r, "queries": list(frozen["queries"]), "reads": reads["urls"],
                         "new_evidence": added, "coverage": p.coverage, "assessed": True,
                         "next_queries": [q["text"] for q in p.queries], "stop_reason": p.stop_reason})

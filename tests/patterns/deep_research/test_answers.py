@@ -11,7 +11,7 @@ import pytest
 from ditto_nb.errors import BudgetExceeded
 from ditto_nb.patterns.common.report_records import ConclusionItem, CoverageItem, WithheldFinding
 from ditto_nb.patterns.deep_research import ResearchReport, schemas
-from ditto_nb.patterns.deep_research.answers import NO_CALL_LEFT, decide_coverage
+from ditto_nb.patterns.deep_research.answers import NO_CALL_LEFT, answers_question, decide_coverage
 from ditto_nb.patterns.deep_research.published import summary_of
 
 from .helpers import Rule, Script, bridge_corpus, make_request, run
@@ -136,3 +136,13 @@ def test_research_report_leads_with_the_topics_answer(sandbox_factory: Any, scri
     # the scripted model names the finding sharing the topic's words: the birthplace leads the summary
     assert report.summary.startswith("Answer: ") and "born in Kessendorf" in report.summary.split("Also")[0]
     assert "born in Kessendorf" in report.conclusions[0].statement
+
+
+def test_a_two_hop_answer_need_not_name_the_first_entity() -> None:
+    trigiani: ConclusionItem = {
+        "index": 1, "evidence_id": "E3", "title": "Adriana Trigiani",
+        "statement": "Adriana Trigiani is a film director based in Greenwich Village, New York City.",
+        "quote": "Adriana Trigiani is an Italian American best-selling author, film director, and entrepreneur "
+                 "based in Greenwich Village, New York City."}
+    assert answers_question("What city does the director of 'Big Stone Gap' work in?", trigiani)
+    assert not answers_question("When was 'Big Stone Gap' released?", trigiani)
