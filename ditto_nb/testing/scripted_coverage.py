@@ -1,9 +1,8 @@
 """The scripted model's stand-in for the research ``coverage`` call (tests, demo, benchmarks).
 
-It reads the call's prompt (``Questions:`` numbered from 0, the topic, then ``Findings:`` numbered
-from 1) and names, for each question, the finding sharing the most words of four or more letters
-with it (0 when none shares one): a lexical rule, so what it answers depends on what the
-pipeline really published.
+It reads the call's prompt (numbered pairs ``n. Question: …`` / ``Finding: …``) and says a
+finding ``answers`` its question when the two share a word of four or more letters: a lexical
+rule, so what it answers depends on what the pipeline really published and picked.
 """
 
 from __future__ import annotations
@@ -11,7 +10,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-_NUMBERED = re.compile(r"^(\d+)\. (.*)$", re.M)
+PAIR = re.compile(r"^(\d+)\. Question: (.*)\n\s+Finding: (.*)$", re.M)
+"""One pair of the ``coverage`` prompt: number, question, finding statement."""
+
 _WORD = re.compile(r"[a-z0-9]{4,}")
 
 
@@ -26,18 +27,14 @@ def coverage_reply(user: str) -> dict[str, Any]:
         user: the user message of :func:`ditto_nb.patterns.deep_research.prompts.coverage_messages`.
 
     Returns:
-        ``{"items": [{"q", "finding", "reason"}]}``, one item per question.
+        ``{"verdicts": [{"n", "verdict", "reason"}]}``, one verdict per pair.
     """
-    head, _, tail = user.partition("Findings:")
-    questions = [(int(n), q) for n, q in _NUMBERED.findall(head)]
-    findings = [(int(n), f) for n, f in _NUMBERED.findall(tail)]
-    items = []
-    for n, question in questions:
-        scored = [(len(_words(question) & _words(f)), -m, m) for m, f in findings]
-        best = max(scored, default=(0, 0, 0))
-        items.append({"q": n, "finding": best[2] if best[0] else 0,
-                      "reason": "shares its words" if best[0] else "no finding shares its words"})
-    return {"items": items}
+    verdicts = []
+    for n, question, finding in PAIR.findall(user):
+        shared = bool(_words(question) & _words(finding))
+        verdicts.append({"n": int(n), "verdict": "answers" if shared else "does not answer",
+                         "reason": "shares its words" if shared else "shares no word"})
+    return {"verdicts": verdicts}
 
 
-__all__ = ["coverage_reply"]
+__all__ = ["PAIR", "coverage_reply"]

@@ -1,27 +1,29 @@
 """Coverage decided from the published findings: the report's ``coverage`` call (issue 32).
 
-After the report's findings are judged (quotes, support, review), one model call reads the
-topic (question 0), the sub-questions (1..n) and the published findings' statements (1..m) and
-names, for each question, the finding that answers it (0 for none) with a short reason. Code keeps
-it honest:
+After the report's findings are judged (quotes, support, review), code picks for each
+sub-question the published findings most likely to answer it (:func:`candidates`: those sharing
+most of its words, among those :func:`answers_question` admits) and, for the topic, every finding
+it admits; one model call judges each (question, finding) pair side by side — ``answers`` or
+``does not answer``, with a short reason — as the review judges (statement, quote) pairs. Then:
 
-- a sub-question is ``covered`` only when the call names a published finding for it and that
-  finding can answer it (:func:`answers_question` over its statement, quote and page title: one
-  of the sub-question's content words other than its names);
-  the row's ``evidence_ids`` are that finding's and its ``reason`` is the call's;
-- otherwise it is a ``gap`` whose reason says why (no finding answers it; the named finding does
-  not address it; its own finding was withheld, with the withholding reason);
+- a sub-question is ``covered`` only when a pair's verdict is ``answers``; the row's
+  ``evidence_ids`` are that finding's and its ``reason`` the call's;
+- otherwise it is a ``gap`` whose reason says why (no published finding shares its words; the
+  call said the finding does not answer it; its own finding was withheld, with the reason);
 - ``conflict`` rows stay (both sides are quoted in the report);
-- the finding named for the topic leads the report (:func:`ditto_nb.patterns.deep_research.published.summary_of`)
-  when it can answer the topic by the same guard.
+- the first finding judged to answer the topic is published first and leads the summary
+  (:func:`ditto_nb.patterns.deep_research.published.summary_of`).
 
 Before this call, coverage counted a finding for the sub-question number the drafter gave it;
 hand-read on 15 unseen topics, about 6 of 14 rows were then wrong (a sub-question ``covered`` by a
-finding about something else, a ``gap`` beside a finding that answers it).
+finding about something else, a ``gap`` beside a finding that answers it). A first version let
+the model pick the finding's number for each question; the 1.5B model then marked a gap beside
+the one finding that answered it, and parroted the prompt as its reason: so code picks, the model
+judges.
 
-With no published finding, no call is made. When the model budget is spent (a task planned with
-older budgets), coverage falls back to the drafter's numbers
-(:func:`~ditto_nb.patterns.deep_research.published.published_coverage`) and says so in each reason.
+With no pair to judge, no call is made. When the model budget is spent, coverage falls back to
+the drafter's numbers (:func:`~ditto_nb.patterns.deep_research.published.published_coverage`) and
+says so in each reason.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from dataclasses import dataclass
 from ditto_nb.errors import BudgetExceeded
 from ditto_nb.evidence.rank import terms
 from ditto_nb.patterns.common.report_records import ConclusionItem, CoverageItem, WithheldFinding
-from ditto_nb.patterns.common.retrieval import question_entities
+from ditto_nb.patterns.common.retrieval import names_entity, question_entities
 from ditto_nb.patterns.deep_research import prompts, schemas
 from ditto_nb.patterns.deep_research.coverage import addresses
 from ditto_nb.patterns.deep_research.published import published_coverage
@@ -61,8 +63,14 @@ def _text(c: ConclusionItem) -> str:
     return f"{c.get('title', '')} {c['statement']} {c['quote']}"
 
 
+def _wanted(question: str) -> set[str]:
+    """The question's content words other than its names (five-letter prefixes)."""
+    named = {w for name in question_entities(question) for w in terms(name)}
+    return {w[:5] for w in terms(question) if w not in named}
+
+
 def answers_question(question: str, c: ConclusionItem) -> bool:
-    """Whether finding ``c`` can answer ``question`` (the guard on the coverage call's pick).
+    """Whether finding ``c`` may answer ``question`` (what code lets the call judge).
 
     It must share one of the question's content words other than its names (by five-letter
     prefix of :func:`~ditto_nb.evidence.rank.terms`, as
@@ -71,13 +79,28 @@ def answers_question(question: str, c: ConclusionItem) -> bool:
     ("Adriana Trigiani … film director … based in Greenwich Village, New York City" answers "What
     city does the director of 'Big Stone Gap' work in?").
     """
-    text = _text(c)
-    named = {w for name in question_entities(question) for w in terms(name)}
-    wanted = {w[:5] for w in terms(question) if w not in named}
+    wanted = _wanted(question)
     if not wanted:
-        return addresses(question, [text])
-    have = set(terms(text))
+        return addresses(question, [_text(c)])
+    have = set(terms(_text(c)))
     return any(t.startswith(w) for w in wanted for t in have)
+
+
+def candidates(question: str, kept: Sequence[ConclusionItem], limit: int = 2) -> list[int]:
+    """The 0-based positions of the published findings code shows the call for ``question``:
+    among those :func:`answers_question` admits, the ones sharing most of its content words and
+    names (all tied for the most, earlier first, at most ``limit``: "Where was the designer born?"
+    shares one word with "… designed by Ilse Marrek" and one with "… was born in Kessendorf")."""
+    wanted, names = _wanted(question), question_entities(question)
+
+    def score(c: ConclusionItem) -> int:
+        have = set(terms(_text(c)))
+        return (sum(1 for w in wanted if any(t.startswith(w) for t in have))
+                + sum(1 for name in names if names_entity(_text(c), name)))
+
+    scored = [(score(c), i) for i, c in enumerate(kept) if answers_question(question, c)]
+    best = max((sc for sc, _i in scored), default=0)
+    return [i for sc, i in scored if sc == best][:limit]
 
 
 def decide_coverage(ask: Ask, topic: str, coverage: Sequence[CoverageItem], kept: Sequence[ConclusionItem],
@@ -100,44 +123,53 @@ def decide_coverage(ask: Ask, topic: str, coverage: Sequence[CoverageItem], kept
     """
     if not kept or not coverage:
         return Answers(_with_reasons(published_coverage(coverage, kept, withheld), ""), None)
-    subs = [str(row["question"]) for row in coverage]
-    try:
-        out = yield from ask("model:coverage", "coverage",
-                             prompts.coverage_messages(topic, subs, [str(c["statement"]) for c in kept]),
-                             schemas.coverage_output(len(subs) + 1))
-    except BudgetExceeded:
-        return Answers(_with_reasons(published_coverage(coverage, kept, withheld), NO_CALL_LEFT), None)
-    picks: dict[int, tuple[int, str]] = {}
-    for item in out.items:
-        picks.setdefault(item.q, (item.finding, item.reason.strip()))
-    rows = [_row(row, picks.get(int(row["index"]), (0, "")), kept, withheld) for row in coverage]
-    n, _why = picks.get(0, (0, ""))
-    answer = n - 1 if 1 <= n <= len(kept) and answers_question(topic, kept[n - 1]) else None
+    questions = [topic, *(str(row["question"]) for row in coverage)]
+    # The topic: every finding it admits is judged (on a two-hop topic the first hop's finding
+    # shares as many of its words as the answer does); its answer is the first judged to answer.
+    picked = {0: [i for i, c in enumerate(kept) if answers_question(topic, c)]}
+    picked |= {q: candidates(questions[q], kept) for q, row in enumerate(coverage, start=1) if row["status"] != "conflict"}
+    judged = [(q, i) for q, found in picked.items() for i in found]
+    verdicts: dict[tuple[int, int], tuple[bool, str]] = {}
+    if judged:
+        try:
+            out = yield from ask("model:coverage", "coverage",
+                                 prompts.coverage_messages([(questions[q], str(kept[i]["statement"])) for q, i in judged]),
+                                 schemas.coverage_output(len(judged)))
+        except BudgetExceeded:
+            return Answers(_with_reasons(published_coverage(coverage, kept, withheld), NO_CALL_LEFT), None)
+        given = {v.n: v for v in out.verdicts}
+        for n, pair in enumerate(judged, start=1):
+            v = given.get(n)
+            verdicts[pair] = (v is not None and v.verdict == schemas.ANSWERS, v.reason.strip() if v else "")
+    rows = [_row(row, [(i, verdicts.get((q, i))) for i in picked.get(q, [])], kept, withheld)
+            for q, row in enumerate(coverage, start=1)]
+    answer = next((i for (q, i), (yes, _why) in verdicts.items() if q == 0 and yes), None)
     return Answers(rows, answer)
 
 
-def _row(row: CoverageItem, pick: tuple[int, str], kept: Sequence[ConclusionItem],
+def _row(row: CoverageItem, judged: Sequence[tuple[int, tuple[bool, str] | None]], kept: Sequence[ConclusionItem],
          withheld: Sequence[WithheldFinding]) -> CoverageItem:
-    """One sub-question's row from the call's pick ``(finding number, reason)``."""
+    """One sub-question's row from code's picks (0-based findings) and the call's verdict on each."""
     new = row.copy()
     if row["status"] == "conflict":
         new["reason"] = "sources disagree; both sides are quoted in the report"
         return new
-    n, why = pick
-    question = str(row["question"])
-    if 1 <= n <= len(kept) and answers_question(question, kept[n - 1]):
-        c = kept[n - 1]
-        new["status"], new["gap"], new["next_queries"] = "covered", "", []
-        new["evidence_ids"] = [str(c["evidence_id"])]
-        new["reason"] = f"finding {n} answers it" + (f": {why}" if why else "")
-        return new
+    for i, verdict in judged:
+        if verdict is not None and verdict[0]:
+            new["status"], new["gap"], new["next_queries"] = "covered", "", []
+            new["evidence_ids"] = [str(kept[i]["evidence_id"])]
+            new["reason"] = f"finding {i + 1} answers it" + (f": {verdict[1]}" if verdict[1] else "")
+            return new
     lost = [w for w in withheld if int(w.get("index", 0) or 0) == row["index"]]
-    if 1 <= n <= len(kept):
-        reason = f"finding {n} was named for it but does not name what it asks"
+    refused = [(i, v) for i, v in judged if v is not None]
+    if refused:
+        reason = "; ".join(f"finding {i + 1} does not answer it" + (f": {v[1]}" if v[1] else "") for i, v in refused)
     elif lost:
         reason = f"its finding was withheld: {'; '.join(lost[0]['reasons'])}"
+    elif judged:
+        reason = "the coverage call gave no verdict on its finding"
     else:
-        reason = "no published finding answers it" + (f": {why}" if why else "")
+        reason = "no published finding shares its words"
     new["status"], new["gap"], new["reason"] = "gap", reason, reason
     return new
 
@@ -155,4 +187,4 @@ def _with_reasons(rows: Sequence[CoverageItem], note: str) -> list[CoverageItem]
     return out
 
 
-__all__ = ["NO_CALL_LEFT", "Answers", "answers_question", "decide_coverage"]
+__all__ = ["NO_CALL_LEFT", "Answers", "answers_question", "candidates", "decide_coverage"]

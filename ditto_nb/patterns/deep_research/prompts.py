@@ -128,25 +128,22 @@ def report_messages(
     return _messages("report", body, _topic(request, sub_questions, pages) + _gaps_and_evidence(gaps, chunks))
 
 
-def coverage_messages(topic: str, sub_questions: Sequence[str], statements: Sequence[str]) -> list[Message]:
-    """Messages of the ``coverage`` call: which published finding answers the topic (question 0)
-    and each sub-question.
+def coverage_messages(pairs: Sequence[tuple[str, str]]) -> list[Message]:
+    """Messages of the ``coverage`` call: one verdict per (question, finding) pair.
 
     Args:
-        topic: the research topic.
-        sub_questions: the planned sub-questions (questions 1..n).
-        statements: the published findings' statements (findings 1..m).
+        pairs: ``(question, finding statement)``; the questions are the topic and the planned
+            sub-questions, each with the published finding code picked for it.
 
     Returns:
         Chat messages (system first).
     """
     body = (
-        "For each question give the number of the finding that answers it: the finding states what the "
-        "question asks (the same person or thing). 0 if no finding answers it. A short reason. JSON only."
+        "For each pair: verdict answers if the finding states what the question asks (the same person or "
+        "thing), else \"does not answer\", with a short reason. JSON only."
     )
-    questions = "\n".join(f"{n}. {q}" for n, q in enumerate([topic, *sub_questions]))
-    findings = "\n".join(f"{n}. {s}" for n, s in enumerate(statements, start=1))
-    return _messages("coverage", body, f"Questions:\n{questions}\nFindings:\n{findings}")
+    rows = "\n".join(f"{n}. Question: {q}\n   Finding: {f}" for n, (q, f) in enumerate(pairs, start=1))
+    return _messages("coverage", body, f"Pairs:\n{rows}")
 
 
 def _draft(draft: DraftDump) -> str:

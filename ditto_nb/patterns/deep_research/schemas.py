@@ -170,39 +170,43 @@ def review_output(findings: int) -> type[ReviewOutput]:
     return model
 
 
-class Answered(BaseModel):
-    """Which finding answers one question (model output of the ``coverage`` call)."""
+ANSWERS = "answers"
+"""The coverage verdict "the finding answers the question" (any other verdict: it does not)."""
+
+
+class PairVerdict(BaseModel):
+    """The ``coverage`` call's verdict on one (question, finding) pair (model output)."""
 
     model_config = _COMPACT
 
-    q: int = Field(description="question number")
-    finding: int = Field(description="number of the finding that answers it, 0 if none does")
+    n: int = Field(description="pair number")
+    verdict: Literal["answers", "does not answer"] = Field(description="answers: the finding states what the question asks")
     reason: str = Field(default="", description="a few words", json_schema_extra=_cap(60))
 
 
 class CoverageOutput(BaseModel):
-    """The ``coverage`` call's output: one :class:`Answered` per question (the topic is question 0)."""
+    """The ``coverage`` call's output: one :class:`PairVerdict` per pair shown."""
 
     model_config = _COMPACT
 
-    items: list[Answered] = Field(default_factory=list, description="one per question, in order")
+    verdicts: list[PairVerdict] = Field(default_factory=list, description="one per pair, in order")
 
 
 @functools.cache
-def coverage_output(questions: int) -> type[CoverageOutput]:
-    """:class:`CoverageOutput` whose JSON schema asks for exactly ``questions`` items (as
-    :func:`review_output` does for verdicts; validation stays lenient).
+def coverage_output(pairs: int) -> type[CoverageOutput]:
+    """:class:`CoverageOutput` whose JSON schema asks for exactly ``pairs`` verdicts (as
+    :func:`review_output` does; validation stays lenient: a missing verdict is no verdict).
 
     Args:
-        questions: the topic plus its sub-questions (≥ 1).
+        pairs: the (question, finding) pairs shown (≥ 1).
 
     Returns:
         A subclass of :class:`CoverageOutput` (cached per count).
     """
-    items: list[Answered] = Field(default_factory=list, description="one per question, in order",
-                                  json_schema_extra={"minItems": questions, "maxItems": questions})
+    verdicts: list[PairVerdict] = Field(default_factory=list, description="one per pair, in order",
+                                        json_schema_extra={"minItems": pairs, "maxItems": pairs})
     model: type[CoverageOutput] = create_model("CoverageOutput", __base__=CoverageOutput,
-                                               items=(list[Answered], items))
+                                               verdicts=(list[PairVerdict], verdicts))
     return model
 
 
@@ -270,7 +274,7 @@ OUTPUT_SCHEMAS: dict[str, type[BaseModel]] = {
 """Output schema per purpose."""
 
 __all__ = [
-    "Answered",
+    "ANSWERS",
     "AssessDump",
     "AssessOutput",
     "Assessment",
@@ -282,6 +286,7 @@ __all__ = [
     "MAX_TOKENS",
     "NOT_STATED",
     "OUTPUT_SCHEMAS",
+    "PairVerdict",
     "PlanDump",
     "PlanOutput",
     "ReviewDump",

@@ -19,7 +19,7 @@ from ditto_nb.patterns.common import SearchSetup
 from ditto_nb.patterns.deep_research import ResearchRequest, open_research, run_research
 from ditto_nb.patterns.tasks import create_task
 from ditto_nb.runtime.config import RuntimeConfig
-from ditto_nb.testing.scripted_coverage import coverage_reply
+from ditto_nb.testing.scripted_coverage import PAIR, coverage_reply
 
 EVIDENCE_LINE = re.compile(r"^\[(E\d+)\] \((\S+)\) (.*)$", re.M)
 
@@ -101,17 +101,18 @@ class Script:
 
 
     def _coverage(self, user: str) -> dict[str, Any]:
-        """Question ``i`` is answered by the first finding its rule's fact matches; the topic
-        (question 0) by the last rule's (the chain's end). Other questions: the lexical stand-in."""
-        findings = re.findall(r"^(\d+)\. (.*)$", user.partition("Findings:")[2], re.M)
-        items = coverage_reply(user)["items"]
-        for item in items:
-            q = int(item["q"])
-            rule = self.rules[q - 1] if 1 <= q <= len(self.rules) else (self.rules[-1] if q == 0 and self.rules else None)
+        """A pair's finding answers its question when the question's rule's fact matches it (the
+        topic's rule: the last one, the chain's end); other questions: the lexical stand-in."""
+        by_question = {rule.question: rule for rule in self.rules}
+        verdicts = []
+        for item, (_n, question, finding) in zip(coverage_reply(user)["verdicts"], PAIR.findall(user)):
+            rule = by_question.get(question, self.rules[-1] if self.rules else None)
             if rule is not None:
-                hit = next((int(n) for n, text in findings if re.search(rule.fact, text, re.I)), 0)
-                item["finding"], item["reason"] = hit, "states it" if hit else "no finding states it"
-        return {"items": items}
+                hit = bool(re.search(rule.fact, finding, re.I))
+                item = {**item, "verdict": "answers" if hit else "does not answer",
+                        "reason": "states it" if hit else "does not state it"}
+            verdicts.append(item)
+        return {"verdicts": verdicts}
 
 
 def make_request(web: Any, **budgets: Any) -> ResearchRequest:

@@ -58,45 +58,57 @@ def _decide(reply: dict[str, Any] | None, coverage: list[CoverageItem], kept: li
         return asked, stop.value
 
 
-def test_the_call_decides_rows_not_the_drafters_numbers() -> None:
+def test_code_picks_the_finding_and_the_call_judges_each_pair() -> None:
     # The drafter numbered the findings the wrong way round (the hand-read failure).
     coverage = _rows("Who designed the Zarnow Bridge?", "Where was Ilse Marrek born?")
-    reply = {"items": [{"q": 0, "finding": 2, "reason": "names the birthplace"},
-                       {"q": 1, "finding": 1, "reason": "names the designer"},
-                       {"q": 2, "finding": 2, "reason": "names the birthplace"}]}
+    reply = {"verdicts": [{"n": 1, "verdict": "does not answer", "reason": "the designer, not the birthplace"},
+                          {"n": 2, "verdict": "answers", "reason": "names the birthplace"},
+                          {"n": 3, "verdict": "answers", "reason": "names the designer"},
+                          {"n": 4, "verdict": "answers", "reason": "names the birthplace"}]}
     asked, answers = _decide(reply, coverage, [DESIGNED, BORN])
-    assert asked[0] == "coverage" and "0. " + TOPIC in asked[1] and "2. Ilse Marrek was born" in asked[1]
+    prompt = asked[1]
+    assert asked[0] == "coverage"
+    # the topic is judged against every finding it admits, each sub-question against code's pick
+    assert f"1. Question: {TOPIC}\n   Finding: {DESIGNED['statement']}" in prompt
+    assert f"2. Question: {TOPIC}\n   Finding: {BORN['statement']}" in prompt
+    assert f"3. Question: Who designed the Zarnow Bridge?\n   Finding: {DESIGNED['statement']}" in prompt
+    assert f"4. Question: Where was Ilse Marrek born?\n   Finding: {BORN['statement']}" in prompt
     assert [(r["status"], r["evidence_ids"]) for r in answers.coverage] == [("covered", ["E1"]), ("covered", ["E4"])]
     assert answers.coverage[0]["reason"] == "finding 1 answers it: names the designer"
     assert answers.topic == 1
 
 
-def test_a_named_finding_that_does_not_address_the_row_is_a_gap_with_its_reason() -> None:
-    coverage = _rows("When was the Zarnow Bridge opened?", "Which river does the Zarnow Bridge cross?")
-    withheld: list[WithheldFinding] = [{"index": 2, "statement": "It crosses the Lenne.", "quote": "…",
+def test_a_refused_pair_or_no_candidate_is_a_gap_with_its_reason() -> None:
+    coverage = _rows("Who designed the Zarnow Bridge?", "Which river does the Zarnow Bridge cross?",
+                     "When was the Zarnow Bridge opened?")
+    withheld: list[WithheldFinding] = [{"index": 3, "statement": "It opened in 1931.", "quote": "…",
                                         "evidence_id": "E2", "title": "Zarnow Bridge",
-                                        "reasons": ["the quote does not name Lenne"]}]
-    reply = {"items": [{"q": 0, "finding": 0, "reason": ""}, {"q": 1, "finding": 1, "reason": "about the bridge"},
-                       {"q": 2, "finding": 0, "reason": "no river is named"}]}
-    _asked, answers = _decide(reply, coverage, [DESIGNED], withheld)
-    first, second = answers.coverage
-    assert first["status"] == "gap" and "does not name what it asks" in first["reason"] and first["gap"] == first["reason"]
-    assert second["status"] == "gap" and second["reason"] == "its finding was withheld: the quote does not name Lenne"
+                                        "reasons": ["the quote does not state the number(s) 1931"]}]
+    reply = {"verdicts": [{"n": 1, "verdict": "does not answer", "reason": "a person, not a place"},
+                          {"n": 2, "verdict": "does not answer", "reason": "the designer, not the river"}]}
+    asked, answers = _decide(reply, coverage, [DESIGNED], withheld)
+    assert asked[1].count("Question:") == 2  # the topic and "Who designed …"; the others share no word
+    first, second, third = answers.coverage
+    assert first["status"] == "gap" and first["reason"] == "finding 1 does not answer it: the designer, not the river"
+    assert second["status"] == "gap" and second["reason"] == "no published finding shares its words"
+    assert third["reason"] == "its finding was withheld: the quote does not state the number(s) 1931"
+    assert all(row["gap"] == row["reason"] for row in answers.coverage)
     assert answers.topic is None
 
 
-def test_a_topic_answer_sharing_nothing_with_the_topic_is_not_the_answer() -> None:
-    other: ConclusionItem = {"index": 1, "statement": "Kessendorf lies on the Lenne.", "quote": "Kessendorf lies on the Lenne.",
-                             "evidence_id": "E7", "title": "Kessendorf"}
-    reply = {"items": [{"q": 0, "finding": 1, "reason": "a place"}, {"q": 1, "finding": 0, "reason": ""}]}
-    _asked, answers = _decide(reply, _rows("Where is Kessendorf?"), [other])
-    assert answers.topic is None
+def test_a_finding_sharing_nothing_with_the_topic_is_never_shown_as_its_answer() -> None:
+    other: ConclusionItem = {"index": 1, "statement": "Kessendorf lies on the Lenne.",
+                             "quote": "Kessendorf lies on the Lenne.", "evidence_id": "E7", "title": "Kessendorf"}
+    reply = {"verdicts": [{"n": 1, "verdict": "answers", "reason": "a place"}]}
+    asked, answers = _decide(reply, _rows("Where is Kessendorf?"), [other])
+    assert asked[1].count("Question:") == 1 and TOPIC not in asked[1]
+    assert answers.topic is None and answers.coverage[0]["status"] == "covered"
 
 
 def test_conflict_rows_stay_and_no_call_without_findings() -> None:
     coverage = _rows("Who designed the Zarnow Bridge?")
     coverage[0]["status"] = "conflict"
-    asked, answers = _decide({"items": []}, coverage, [])
+    asked, answers = _decide({"verdicts": []}, coverage, [])
     assert asked == [] and answers.coverage[0]["status"] == "conflict" and answers.topic is None
     assert "disagree" in answers.coverage[0]["reason"]
 
@@ -115,9 +127,9 @@ def test_the_summary_answers_the_topic_first_quoted() -> None:
     assert summary_of([DESIGNED], [], answered=False).startswith("The topic itself is not answered")
 
 
-def test_schema_asks_for_one_item_per_question() -> None:
+def test_schema_asks_for_one_verdict_per_pair() -> None:
     schema = schemas.coverage_output(3).model_json_schema()
-    assert schema["properties"]["items"]["minItems"] == schema["properties"]["items"]["maxItems"] == 3
+    assert schema["properties"]["verdicts"]["minItems"] == schema["properties"]["verdicts"]["maxItems"] == 3
 
 
 def test_research_report_leads_with_the_topics_answer(sandbox_factory: Any, scripted_model: Any, config: Any,
@@ -133,7 +145,7 @@ def test_research_report_leads_with_the_topics_answer(sandbox_factory: Any, scri
     assert script.purposes[-1] == "coverage"
     assert [row["status"] for row in report.coverage] == ["covered", "covered"]
     assert all(row["reason"].startswith("finding ") for row in report.coverage)
-    # the scripted model names the finding sharing the topic's words: the birthplace leads the summary
+    # code picks the birthplace finding for the topic ("born"); the call says it answers: it leads
     assert report.summary.startswith("Answer: ") and "born in Kessendorf" in report.summary.split("Also")[0]
     assert "born in Kessendorf" in report.conclusions[0].statement
 
