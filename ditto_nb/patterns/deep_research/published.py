@@ -58,7 +58,7 @@ def summary_of(kept: Sequence[ConclusionItem], unknowns: Sequence[str], fixed: s
     the post of Lord High Treasurer" beside a withheld finding), so the summary is the published
     findings' statements, then what stays unknown. The topic's answer comes first, quoted, when
     the coverage call named a finding for it (:mod:`ditto_nb.patterns.deep_research.answers`);
-    otherwise the summary says the topic itself is not answered.
+    otherwise the summary says no finding was judged to answer the topic itself.
 
     Args:
         kept: the published findings (``statement``, ``quote``), the topic's answer first when
@@ -79,7 +79,7 @@ def summary_of(kept: Sequence[ConclusionItem], unknowns: Sequence[str], fixed: s
         first = rest.pop(0)
         parts.append(f"Answer: {_sentence(str(first['statement']))} (quote: \"{str(first['quote']).strip()}\")")
     elif kept:
-        parts.append("The topic itself is not answered by the published findings.")
+        parts.append("No published finding was judged to answer the topic itself.")
     known = " ".join(_sentence(s) for s in (str(c["statement"]) for c in rest) if s.strip())
     if known:
         parts.append(f"{'Also established' if answered else 'Established'}: {known}")

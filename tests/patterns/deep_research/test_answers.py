@@ -124,7 +124,7 @@ def test_the_summary_answers_the_topic_first_quoted() -> None:
     assert text.startswith('Answer: Ilse Marrek was born in Kessendorf. (quote: "Ilse Marrek was born in Kessendorf in 1881.")')
     assert "Also established: The Zarnow Bridge was designed by Ilse Marrek." in text
     assert text.endswith("Not established: When was it opened.")
-    assert summary_of([DESIGNED], [], answered=False).startswith("The topic itself is not answered")
+    assert summary_of([DESIGNED], [], answered=False).startswith("No published finding was judged to answer the topic")
 
 
 def test_schema_asks_for_one_verdict_per_pair() -> None:
