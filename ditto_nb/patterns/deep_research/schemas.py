@@ -9,7 +9,7 @@ The prompts that use them are in :mod:`ditto_nb.patterns.deep_research.prompts`.
 from __future__ import annotations
 
 import functools
-from typing import Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 from pydantic.config import JsonDict
@@ -148,6 +148,19 @@ class ReviewOutput(BaseModel):
                                 json_schema_extra=_caps(3, 100))
 
 
+Out = TypeVar("Out", bound=BaseModel)
+
+
+def _exact_verdicts(base: type[Out], count: int, description: str) -> type[Out]:
+    """A subclass of ``base`` whose JSON schema asks for exactly ``count`` items in its
+    ``verdicts`` list (``minItems`` = ``maxItems``); the item type and validation are ``base``'s."""
+    verdicts: Any = Field(default_factory=list, description=description,
+                          json_schema_extra={"minItems": count, "maxItems": count})
+    item_list: Any = base.model_fields["verdicts"].annotation  # list[Verdict], list[PairVerdict]
+    model: type[Out] = create_model(base.__name__, __base__=base, verdicts=(item_list, verdicts))
+    return model
+
+
 @functools.cache
 def review_output(findings: int) -> type[ReviewOutput]:
     """:class:`ReviewOutput` whose JSON schema asks for exactly ``findings`` verdicts.
@@ -163,11 +176,7 @@ def review_output(findings: int) -> type[ReviewOutput]:
     Returns:
         A subclass of :class:`ReviewOutput` (cached per count).
     """
-    verdicts: list[Verdict] = Field(default_factory=list, description="one per finding, in order",
-                     json_schema_extra={"minItems": findings, "maxItems": findings})
-    model: type[ReviewOutput] = create_model("ReviewOutput", __base__=ReviewOutput,
-                                             verdicts=(list[Verdict], verdicts))
-    return model
+    return _exact_verdicts(ReviewOutput, findings, "one per finding, in order")
 
 
 ANSWERS = "answers"
@@ -203,11 +212,7 @@ def coverage_output(pairs: int) -> type[CoverageOutput]:
     Returns:
         A subclass of :class:`CoverageOutput` (cached per count).
     """
-    verdicts: list[PairVerdict] = Field(default_factory=list, description="one per pair, in order",
-                                        json_schema_extra={"minItems": pairs, "maxItems": pairs})
-    model: type[CoverageOutput] = create_model("CoverageOutput", __base__=CoverageOutput,
-                                               verdicts=(list[PairVerdict], verdicts))
-    return model
+    return _exact_verdicts(CoverageOutput, pairs, "one per pair, in order")
 
 
 class PlanDump(TypedDict, total=False):
