@@ -82,6 +82,8 @@ def scripted_responder(request: dict[str, Any]) -> dict[str, Any]:
         return {"summary": "Findings from the evidence.", "conclusions": conclusions, "unknowns": []}
     if purpose == "coverage":
         return coverage_reply(user)
+    if purpose == "compare":  # the stand-in does not compare: the comparison declines, naming no value
+        return {"first": "", "second": "", "answer": "", "status": "insufficient-evidence"}
     return {"ok": True, "problems": []}
 
 

@@ -27,7 +27,7 @@ from ditto_nb.patterns.common.retrieval import question_entities
 from ditto_nb.patterns.deep_research import ResearchReport, ResearchRequest, open_research, run_research
 from ditto_nb.patterns.tasks import create_task
 from ditto_nb.runtime.config import RuntimeConfig
-from hotpot_eval import contains, normalize_answer
+from hotpot_eval import contains, is_yes_no, normalize_answer
 from wiki_rows import append_rows, read_rows
 from wiki_targets import Question, WikiTarget
 
@@ -127,8 +127,11 @@ async def research_topic(q: Question, target: WikiTarget, config: RuntimeConfig,
         contradictions = sum(1 for i in covered if 0 < i <= len(report.sub_questions)
                              and report.sub_questions[i - 1].lower()[:40] in unknown_text)
         withheld = getattr(report, "withheld", None)
-        reached = contains(report.summary, q.answer) or normalize_answer(q.answer) in normalize_answer(
-            " ".join(c.statement for c in report.conclusions))
+        if is_yes_no(q.answer):  # only a derived yes/no answers a yes/no topic ("No published …" is not "no")
+            reached = report.compared is not None and normalize_answer(report.compared["answer"]) == normalize_answer(q.answer)
+        else:
+            reached = contains(report.summary, q.answer) or normalize_answer(q.answer) in normalize_answer(
+                " ".join(c.statement for c in report.conclusions))
         row |= {"stop_reason": report.stop_reason, "rounds": len(report.rounds),
                 "calls": report.budgets.get("model", {}).get("used"),
                 "searches": report.budgets.get("search", {}).get("used"),
@@ -140,6 +143,7 @@ async def research_topic(q: Question, target: WikiTarget, config: RuntimeConfig,
                 "duplicate_subs": duplicate_pairs(list(report.sub_questions)),
                 "unfollowed_lead": unfollowed_lead(report, bool(reached)),
                 # for reading the run by hand (left out of the printed tables)
+                "compared": report.compared["answer"] if report.compared else None,
                 "report": {"sub_questions": list(report.sub_questions), "summary": report.summary,
                            "coverage": [{"question": r.get("question"), "status": r.get("status"), "gap": r.get("gap"),
                                          "reason": r.get("reason", "")}

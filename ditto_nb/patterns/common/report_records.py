@@ -107,7 +107,30 @@ class ReviewSummary(TypedDict, total=False):
     verdicts: list[VerdictItem]
 
 
+class ComparedSide(TypedDict):
+    """One side of a comparison topic's answer: the side as the topic writes it, its value as the
+    ``compare`` call read it, and the quote it was read from (``evidence_id``, page ``title``)."""
+
+    side: str
+    value: str
+    quote: str
+    evidence_id: str
+    title: str
+
+
+class ComparedAnswer(TypedDict):
+    """A comparison topic's answer side by side
+    (:mod:`ditto_nb.patterns.deep_research.compared`): ``answer`` (``Yes``/``No``, a side, or a
+    shared value), ``decided_by`` (``code`` from the two values, or ``model``), one row per side."""
+
+    answer: str
+    decided_by: str
+    sides: list[ComparedSide]
+
+
 __all__ = [
+    "ComparedAnswer",
+    "ComparedSide",
     "ConclusionItem",
     "ConflictItem",
     "ConflictSide",

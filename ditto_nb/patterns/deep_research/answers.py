@@ -43,6 +43,9 @@ from ditto_nb.patterns.deep_research.run_state import Ask, Plan
 NO_CALL_LEFT = "decided by the drafter's sub-question numbers (no model call left for the coverage call)"
 """The reason on every row when the coverage call could not be made."""
 
+STATED = "it restates the question with its names and most of its words (decided by code)"
+"""The reason of a row :func:`states_its_words` decided."""
+
 
 @dataclass(frozen=True)
 class Answers:
@@ -84,6 +87,23 @@ def answers_question(question: str, c: ConclusionItem) -> bool:
         return addresses(question, [_text(c)])
     have = set(terms(_text(c)))
     return any(t.startswith(w) for w in wanted for t in have)
+
+
+def states_its_words(question: str, c: ConclusionItem) -> bool:
+    """Whether finding ``c``'s statement restates ``question`` with its answer: every name the
+    question gives (:func:`~ditto_nb.patterns.common.retrieval.question_entities`, at least one) and
+    at least half of its other content words (five-letter prefixes).
+
+    Such a pair is decided ``covered`` by code, without the coverage call: the 1.5B model said
+    "does not answer" for "Nancy Sinatra wrote 'These Boots Are Made for Walkin'" beside "Who wrote
+    'These Boots Are Made for Walkin'?" (README, hand read of coverage rows).
+    """
+    names = question_entities(question)
+    statement = str(c["statement"])
+    if not names or not all(names_entity(statement, name) for name in names):
+        return False
+    wanted, have = _wanted(question), set(terms(statement))
+    return sum(1 for w in wanted if any(t.startswith(w) for t in have)) * 2 >= len(wanted)
 
 
 def candidates(question: str, kept: Sequence[ConclusionItem], limit: int = 2) -> list[int]:
@@ -128,7 +148,10 @@ def decide_coverage(ask: Ask, topic: str, coverage: Sequence[CoverageItem], kept
     # shares as many of its words as the answer does); its answer is the first judged to answer.
     picked = {0: [i for i, c in enumerate(kept) if answers_question(topic, c)]}
     picked |= {q: candidates(questions[q], kept) for q, row in enumerate(coverage, start=1) if row["status"] != "conflict"}
-    judged = [(q, i) for q, found in picked.items() for i in found]
+    # A sub-question a finding restates with its answer is decided by code (states_its_words).
+    stated = {q: i for q, found in picked.items() if q > 0
+              for i in reversed(found) if states_its_words(questions[q], kept[i])}
+    judged = [(q, i) for q, found in picked.items() if q not in stated for i in found]
     verdicts: dict[tuple[int, int], tuple[bool, str]] = {}
     if judged:
         try:
@@ -141,6 +164,7 @@ def decide_coverage(ask: Ask, topic: str, coverage: Sequence[CoverageItem], kept
         for n, pair in enumerate(judged, start=1):
             v = given.get(n)
             verdicts[pair] = (v is not None and v.verdict == schemas.ANSWERS, v.reason.strip() if v else "")
+    verdicts |= {(q, i): (True, STATED) for q, i in stated.items()}
     rows = [_row(row, [(i, verdicts.get((q, i))) for i in picked.get(q, [])], kept, withheld)
             for q, row in enumerate(coverage, start=1)]
     answer = next((i for (q, i), (yes, _why) in verdicts.items() if q == 0 and yes), None)
@@ -187,4 +211,4 @@ def _with_reasons(rows: Sequence[CoverageItem], note: str) -> list[CoverageItem]
     return out
 
 
-__all__ = ["NO_CALL_LEFT", "Answers", "answers_question", "candidates", "decide_coverage"]
+__all__ = ["NO_CALL_LEFT", "STATED", "Answers", "answers_question", "candidates", "decide_coverage", "states_its_words"]

@@ -15,6 +15,7 @@ from ditto_nb.patterns.common.records import PromptEvidence
 from ditto_nb.patterns.common.report_records import CoverageItem
 from ditto_nb.patterns.deep_research.request import ResearchRequest
 from ditto_nb.patterns.deep_research.schemas import NOT_STATED, DraftDump
+from ditto_nb.patterns.web_qa.prompts import compare_request
 
 Message = dict[str, str]
 
@@ -201,10 +202,26 @@ def repair_messages(
     return _messages("repair", body, _draft(draft) + problems_line + _gaps_and_evidence(gaps, chunks))
 
 
+def compare_messages(topic: str, sides: Sequence[tuple[str, Sequence[str]]]) -> list[Message]:
+    """Messages of the ``compare`` call: Web QA's compare request
+    (:func:`ditto_nb.patterns.web_qa.prompts.compare_request`) in research's message layout.
+
+    Args:
+        topic: the research topic (a two-sided comparison).
+        sides: ``(side as the topic writes it, its quotes)``, the topic's order.
+
+    Returns:
+        Chat messages (system first).
+    """
+    shown, rules = compare_request(topic, sides)
+    return _messages("compare", f"{rules} JSON only.", shown)
+
+
 __all__ = [
     "SHOWN_CHUNK_CHARS",
     "Message",
     "assess_messages",
+    "compare_messages",
     "coverage_messages",
     "plan_messages",
     "repair_messages",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ditto_nb.patterns.common.report_records import ConclusionItem, CoverageItem, WithheldFinding
+from ditto_nb.patterns.common.report_records import ComparedAnswer, ConclusionItem, CoverageItem, WithheldFinding
 
 
 def published_coverage(
@@ -51,14 +51,16 @@ def published_coverage(
 
 
 def summary_of(kept: Sequence[ConclusionItem], unknowns: Sequence[str], fixed: str = "",
-               answered: bool = False) -> str:
+               answered: bool = False, compared: ComparedAnswer | None = None, compared_note: str = "") -> str:
     """The report's summary, composed by code from what was published (never the model's prose).
 
     A small model's summary restates withheld findings as fact (measured: "Corliss Archer ... holds
     the post of Lord High Treasurer" beside a withheld finding), so the summary is the published
     findings' statements, then what stays unknown. The topic's answer comes first, quoted, when
     the coverage call named a finding for it (:mod:`ditto_nb.patterns.deep_research.answers`);
-    otherwise the summary says no finding was judged to answer the topic itself.
+    otherwise the summary says no finding was judged to answer the topic itself. A comparison
+    topic answered side by side (:mod:`ditto_nb.patterns.deep_research.compared`) leads with that
+    answer and each side's value and quote, and every finding follows it.
 
     Args:
         kept: the published findings (``statement``, ``quote``), the topic's answer first when
@@ -66,6 +68,8 @@ def summary_of(kept: Sequence[ConclusionItem], unknowns: Sequence[str], fixed: s
         unknowns: the unknowns of the report.
         fixed: a fixed text for reports with no evidence at all (clarification, nothing found).
         answered: ``kept[0]`` answers the topic.
+        compared: the comparison topic's answer side by side, or None.
+        compared_note: why a comparison topic has no such answer ("" when it has one).
 
     Returns:
         ``"Answer: … (quote: "…"). Also established: … Not established: …"``, or ``fixed`` when
@@ -75,15 +79,23 @@ def summary_of(kept: Sequence[ConclusionItem], unknowns: Sequence[str], fixed: s
         return fixed
     parts: list[str] = []
     rest = list(kept)
-    if answered and rest:
-        first = rest.pop(0)
-        parts.append(f"Answer: {_sentence(str(first['statement']))} (quote: \"{str(first['quote']).strip()}\")")
-    elif kept:
-        parts.append("No published finding was judged to answer the topic itself.")
+    if compared is not None:  # the comparison's answer leads; every finding follows it
+        sides = "; ".join(f"{s['side']}: {s['value'].strip()} (quote: \"{s['quote'].strip()}\")"
+                          for s in compared["sides"])
+        parts.append(f"Answer: {_sentence(compared['answer'])} Compared side by side: {_sentence(sides)}")
+    else:
+        if compared_note:
+            parts.append(f"The comparison is not decided: {_sentence(compared_note)}")
+        if answered and rest:
+            first = rest.pop(0)
+            parts.append(f"Answer: {_sentence(str(first['statement']))} (quote: \"{str(first['quote']).strip()}\")")
+        elif kept:
+            parts.append("No published finding was judged to answer the topic itself.")
+    led = compared is not None or (answered and bool(kept))
     known = " ".join(_sentence(s) for s in (str(c["statement"]) for c in rest) if s.strip())
     if known:
-        parts.append(f"{'Also established' if answered else 'Established'}: {known}")
-    elif not kept:
+        parts.append(f"{'Also established' if led else 'Established'}: {known}")
+    elif not kept and compared is None:
         parts.append("Nothing could be established from the pages read.")
     if unknowns:
         parts.append(f"Not established: {'; '.join(u.split(':')[0] for u in unknowns)}.")

@@ -15,6 +15,7 @@ from ditto_nb.evidence import Chunk, verify_quote
 from ditto_nb.evidence.citation import Citation, citation_fields
 from ditto_nb.patterns.common.records import EvidenceItem, FailureItem, OmittedItem
 from ditto_nb.patterns.common.report_records import (
+    ComparedAnswer,
     ConclusionItem,
     ConflictItem,
     ConflictSide,
@@ -62,6 +63,9 @@ class ResearchReport(BaseModel):
             left when research stopped).
         review: ``{"ok", "problems", "repaired", "model_checked", "dropped"?}``; ``dropped``
             lists findings whose quote did not verify and were left out.
+        compared: a comparison topic's answer side by side (``answer``, ``decided_by``, and per
+            side ``side``, ``value``, ``quote``, ``evidence_id``, ``title``), or None
+            (:mod:`ditto_nb.patterns.deep_research.compared`).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -90,6 +94,7 @@ class ResearchReport(BaseModel):
     budgets: dict[str, dict[str, int]] = Field(default_factory=dict)
     review: ReviewSummary = Field(default_factory=lambda: ReviewSummary())
     generated_at: str
+    compared: ComparedAnswer | None = None
 
 
 def check_draft(

@@ -17,6 +17,7 @@ from pydantic.json_schema import SkipJsonSchema
 from typing_extensions import TypedDict
 
 from ditto_nb.patterns.common.report_records import CoverageItem, VerdictItem
+from ditto_nb.patterns.web_qa.schemas import SidesOutput
 
 
 def _compact_schema(schema: JsonDict) -> None:
@@ -263,6 +264,7 @@ MAX_TOKENS: dict[str, int] = {
     "review": 320,
     "repair": 640,
     "coverage": 320,
+    "compare": 160,
 }
 """Completion token limit per purpose (tokens). The schemas' length caps (:func:`_cap`) keep a
 grammar-bound output below these (a truncated output ends the task with ``ModelOutputTruncated``:
@@ -275,8 +277,10 @@ OUTPUT_SCHEMAS: dict[str, type[BaseModel]] = {
     "review": ReviewOutput,
     "repair": DraftOutput,
     "coverage": CoverageOutput,
+    "compare": SidesOutput,
 }
-"""Output schema per purpose."""
+"""Output schema per purpose (``compare``: Web QA's
+:class:`~ditto_nb.patterns.web_qa.schemas.SidesOutput`, :mod:`~ditto_nb.patterns.deep_research.compared`)."""
 
 __all__ = [
     "ANSWERS",

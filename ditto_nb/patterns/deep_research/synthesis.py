@@ -47,6 +47,7 @@ from ditto_nb.patterns.deep_research import prompts, schemas
 from ditto_nb.patterns.deep_research.schemas import DraftDump, FindingDump, PlanDump, ReviewDump
 from ditto_nb.patterns.deep_research.evidence import entity_pages, select_for_report
 from ditto_nb.patterns.deep_research.answers import decide_coverage
+from ditto_nb.patterns.deep_research.compared import Compared, answer_side_by_side
 from ditto_nb.patterns.deep_research.published import published_coverage, summary_of
 from ditto_nb.patterns.deep_research.report import (
     CitedConclusion,
@@ -253,7 +254,9 @@ def synthesize(ask: Ask, request: ResearchRequest, plan: PlanDump, evidence: lis
         review["problems"], review["model_checked"] = list(done["verdict"]["problems"]), True
         review["dropped"] = done["problems"] if done["kept"] else []
         review["verdicts"] = list(done["verdict"]["verdicts"])
-    rows, answer = list(coverage), None
+    rows, answer, compared = list(coverage), None, Compared(None)
+    if stop_reason != "clarification" and selected:
+        compared = yield from answer_side_by_side(ask, request.question, kept, evidence)
     if stop_reason != "clarification":
         answers = yield from decide_coverage(ask, request.question, coverage, kept, withheld)
         rows, answer = answers.coverage, answers.topic
@@ -262,6 +265,7 @@ def synthesize(ask: Ask, request: ResearchRequest, plan: PlanDump, evidence: lis
     cited = {c["evidence_id"] for c in kept}
     conflicts = conflict_sides(rows, kept, evidence)
     cited |= {side["evidence_id"] for conflict in conflicts for side in conflict["sides"]}
+    cited |= {side["evidence_id"] for side in (compared.answer["sides"] if compared.answer else [])}
     unknowns = [f"{row['question']}: {row['gap']}" for row in rows if row["status"] == "gap"]
     status: ReportStatus
     if stop_reason == "clarification":
@@ -278,7 +282,8 @@ def synthesize(ask: Ask, request: ResearchRequest, plan: PlanDump, evidence: lis
         scope=request.scope, goal=plan["goal"], sub_questions=subs, status=status,
         stop_reason=cast(StopReason, stop_reason), clarification_questions=plan["clarification_questions"],
         summary=summary_of(kept, unknowns, str(draft.get("summary", ""))
-                           if stop_reason == "clarification" or not selected else "", answered=answer is not None),
+                           if stop_reason == "clarification" or not selected else "", answered=answer is not None,
+                           compared=compared.answer, compared_note=compared.note),
         conclusions=[CitedConclusion.model_validate(c) for c in kept],
         withheld=withheld, conflicts=conflicts, unknowns=unknowns, coverage=rows, rounds=rounds,
         cited_chunks=[c.copy() for c in selected if c["id"] in cited],
@@ -287,6 +292,7 @@ def synthesize(ask: Ask, request: ResearchRequest, plan: PlanDump, evidence: lis
                  "rounds": {"used": len(rounds), "limit": request.max_rounds,
                             "unused": max(0, request.max_rounds - len(rounds))}},
         review=review, generated_at=datetime.fromtimestamp(now(), timezone.utc).isoformat(),
+        compared=compared.answer,
     )
 
 

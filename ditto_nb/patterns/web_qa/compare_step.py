@@ -67,7 +67,9 @@ def wants_compare(context: RuleContext, layer: LayerResult, rules_off: frozenset
     return checks == {"sides-quoted"}
 
 
-def _side_quotes(compared: Sequence[str], claims: Sequence[ClaimJson]) -> list[tuple[str, list[str]]]:
+def side_quotes(compared: Sequence[str], claims: Sequence[ClaimJson]) -> list[tuple[str, list[str]]]:
+    """Each compared side with the quotes of the claims about it (:func:`about`), the question's
+    order: what the ``compare`` call is shown."""
     first, second = compared[0], compared[1]
     return [(side, [str(c.get("quote", "")) for claim in claims if about(claim, side, other)
                     for c in claim.get("citations") or []])
@@ -143,6 +145,40 @@ def decide_values(question: str, compared: Sequence[str], values: Sequence[str],
     return "Yes" if first_wins else "No"
 
 
+def sides_answer(question: str, compared: Sequence[str], out: schemas.SidesOutput,
+                 quotes: Sequence[Sequence[str]]) -> tuple[str, str, str | None]:
+    """The answer the ``compare`` call's output gives, code deciding where it can (pure).
+
+    A ``both`` question (:func:`~ditto_nb.patterns.web_qa.side_by_side.asks_both`): code combines
+    the two sides' judgements (:func:`~ditto_nb.patterns.web_qa.side_by_side.both_answer`). Else
+    :func:`decide_values` decides from the two values when it can, and the call's own answer
+    stands otherwise; a yes/no answer written as a sentence is cut to its leading ``Yes``/``No``.
+
+    Args:
+        question: the question (or research topic) as asked.
+        compared: its two sides, in the question's order.
+        out: the ``compare`` call's output.
+        quotes: each side's quotes (what the call was shown).
+
+    Returns:
+        ``(answer, status, decided)``: ``status`` is ``answered`` or ``insufficient-evidence``;
+        ``decided`` is the answer when code decided it, else None.
+    """
+    if asks_both(question):  # each side judged on its own; code combines the two
+        decided = both_answer([out.first, out.second])
+        if decided is None:
+            return "", "insufficient-evidence", None
+        return decided, "answered", decided
+    decided = decide_values(question, compared, [out.first, out.second], quotes)
+    if decided is not None:
+        return decided, "answered", decided
+    answer = out.answer
+    leading = _LEADING_YES_NO.match(f"{answer} ") if answer_form(question) == "yes-no" else None
+    if leading is not None:  # "No, they are not both famous chefs." → "No"
+        answer = leading.group(1).capitalize()
+    return answer, out.status, None
+
+
 def compare_round(run: RunState, context: RuleContext, draft: schemas.AnswerOutput, claims: list[ClaimJson],
                   pages: Sequence[PageRecord]
                   ) -> Step[tuple[schemas.AnswerOutput, list[ClaimJson], RuleFiredJson] | None]:
@@ -168,20 +204,12 @@ def compare_round(run: RunState, context: RuleContext, draft: schemas.AnswerOutp
     every = [*claims, *attribute_claims(context.question, compared, claims, chunks)]
     if missing_sides(compared, every):
         return None
-    sides = _side_quotes(compared, every)
+    sides = side_quotes(compared, every)
     g = graph("compare")
     get = run.add_model_call(g, "compare", prompts.compare_messages(context.question, sides), schemas.SidesOutput)
     outputs = yield from run_step(g)
     out = schemas.SidesOutput.model_validate(get(outputs))
-    if asks_both(context.question):  # each side judged on its own; code combines the two
-        decided = both_answer([out.first, out.second])
-        answer, status = (decided, "answered") if decided is not None else ("", "insufficient-evidence")
-    else:
-        decided = decide_values(context.question, compared, [out.first, out.second], [q for _, q in sides])
-        answer, status = (decided, "answered") if decided is not None else (out.answer, out.status)
-    leading = _LEADING_YES_NO.match(f"{answer} ") if answer_form(context.question) == "yes-no" else None
-    if decided is None and leading is not None:  # "No, they are not both famous chefs." → "No"
-        answer = leading.group(1).capitalize()
+    answer, status, decided = sides_answer(context.question, compared, out, [q for _, q in sides])
     compared_draft = draft.model_copy(update={"answer": answer, "status": status})
     added = len(every) - len(claims)
     before = draft.answer if draft.status == "answered" else ""  # a declined draft had no answer
@@ -195,4 +223,4 @@ def compare_round(run: RunState, context: RuleContext, draft: schemas.AnswerOutp
     return compared_draft, every, fired
 
 
-__all__ = ["COMPARE_SIDES", "compare_round", "decide_values", "wants_compare"]
+__all__ = ["COMPARE_SIDES", "compare_round", "decide_values", "side_quotes", "sides_answer", "wants_compare"]

@@ -277,12 +277,28 @@ def compare_messages(question: str, sides: Sequence[tuple[str, Sequence[str]]]) 
     Returns:
         Chat messages.
     """
+    shown, rules = compare_request(question, sides)
+    return _messages("compare", shown, rules)
+
+
+def compare_request(question: str, sides: Sequence[tuple[str, Sequence[str]]]) -> tuple[str, str]:
+    """The ``compare`` call's two parts, shared by Web QA and deep research (each wraps them in its
+    own message layout).
+
+    Args:
+        question: the question (or research topic) as asked.
+        sides: ``(side as the question writes it, its quotes)``, the question's order.
+
+    Returns:
+        ``(shown, rules)``: ``Question: …`` with each side's numbered quotes, and the rules
+        (:data:`_BOTH_RULES` for a ``both`` question, else :data:`_SIDES_RULES` with the answer form).
+    """
     names = [side for side, _ in sides]
     then = _COMPARE_ANSWER[answer_form(question)].format(names=" or ".join(names))
     shown = "\n".join(f"{n}. {side}: " + " ".join(f'"{q}"' for q in quotes)
                       for n, (side, quotes) in enumerate(sides, 1))
     rules = _BOTH_RULES if asks_both(question) else _SIDES_RULES.format(then=then)
-    return _messages("compare", f"Question: {question}\nQuotes:\n{shown}", rules)
+    return f"Question: {question}\nQuotes:\n{shown}", rules
 
 
 def ground_messages(
@@ -356,6 +372,7 @@ __all__ = [
     "SYSTEM",
     "answer_messages",
     "compare_messages",
+    "compare_request",
     "evidence_block",
     "evidence_lines",
     "ground_messages",

@@ -148,7 +148,7 @@ def attribute_words(question: str, compared: Sequence[str]) -> list[str]:
                               and stem(w) not in names))
 
 
-def _score(sentence: str, wanted: Sequence[str]) -> int:
+def attribute_score(sentence: str, wanted: Sequence[str]) -> int:
     """How many attribute keys a sentence's words share (a key and a word key, one a prefix of the
     other, 4+ characters: ``taller`` meets ``tall``)."""
     keys = {stem(w) for w in WORD.findall(sentence)}
@@ -198,7 +198,7 @@ def attribute_claims(question: str, compared: Sequence[str], claims: Sequence[Cl
             if not own:  # another page's sentence about the side lacks its page's context ("the country")
                 continue
             for sentence in _sentences(str(record.get("text", ""))):
-                found.append((_score(sentence, wanted), len(found), sentence, record))
+                found.append((attribute_score(sentence, wanted), len(found), sentence, record))
         if not found:
             continue
         best = max(found, key=lambda f: (f[0], -f[1]))
@@ -211,4 +211,4 @@ def attribute_claims(question: str, compared: Sequence[str], claims: Sequence[Cl
     return added
 
 
-__all__ = ["MAX_SIDE_QUOTES", "attribute_claims", "attribute_words", "side_claims"]
+__all__ = ["MAX_SIDE_QUOTES", "attribute_claims", "attribute_score", "attribute_words", "side_claims"]

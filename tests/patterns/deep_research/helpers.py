@@ -54,6 +54,8 @@ class Script:
     queries: list[str]
     clear: bool = True
     purposes: list[str] = field(default_factory=list)
+    compare_answer: str = ""
+    """What the ``compare`` call answers ("" declines)."""
 
     def __call__(self, request: dict[str, Any]) -> dict[str, Any] | None:
         messages = request["messages"]
@@ -97,6 +99,11 @@ class Script:
             return {"ok": True, "problems": []}
         if purpose == "coverage":
             return self._coverage(user)
+        if purpose == "compare":  # each side's quotes as its value; the answer as scripted
+            values = [" ".join(re.findall(r'"([^"]*)"', line)) for line in re.findall(r"^\d+\. .*$", user, re.M)]
+            values += [""] * (2 - len(values))
+            return {"first": values[0][:100], "second": values[1][:100], "answer": self.compare_answer,
+                    "status": "answered" if self.compare_answer else "insufficient-evidence"}
         return None
 
 

@@ -11,7 +11,13 @@ import pytest
 from ditto_nb.errors import BudgetExceeded
 from ditto_nb.patterns.common.report_records import ConclusionItem, CoverageItem, WithheldFinding
 from ditto_nb.patterns.deep_research import ResearchReport, schemas
-from ditto_nb.patterns.deep_research.answers import NO_CALL_LEFT, answers_question, decide_coverage
+from ditto_nb.patterns.deep_research.answers import (
+    NO_CALL_LEFT,
+    STATED,
+    answers_question,
+    decide_coverage,
+    states_its_words,
+)
 from ditto_nb.patterns.deep_research.published import summary_of
 
 from .helpers import Rule, Script, bridge_corpus, make_request, run
@@ -60,26 +66,34 @@ def _decide(reply: dict[str, Any] | None, coverage: list[CoverageItem], kept: li
 
 def test_code_picks_the_finding_and_the_call_judges_each_pair() -> None:
     # The drafter numbered the findings the wrong way round (the hand-read failure).
-    coverage = _rows("Who designed the Zarnow Bridge?", "Where was Ilse Marrek born?")
+    coverage = _rows("Which engineer planned the bridge?", "Where was Ilse Marrek born?")
     reply = {"verdicts": [{"n": 1, "verdict": "does not answer", "reason": "the designer, not the birthplace"},
                           {"n": 2, "verdict": "answers", "reason": "names the birthplace"},
-                          {"n": 3, "verdict": "answers", "reason": "names the designer"},
-                          {"n": 4, "verdict": "answers", "reason": "names the birthplace"}]}
+                          {"n": 3, "verdict": "answers", "reason": "names the designer"}]}
     asked, answers = _decide(reply, coverage, [DESIGNED, BORN])
     prompt = asked[1]
     assert asked[0] == "coverage"
-    # the topic is judged against every finding it admits, each sub-question against code's pick
+    # the topic is judged against every finding it admits, a sub-question against code's pick
     assert f"1. Question: {TOPIC}\n   Finding: {DESIGNED['statement']}" in prompt
     assert f"2. Question: {TOPIC}\n   Finding: {BORN['statement']}" in prompt
-    assert f"3. Question: Who designed the Zarnow Bridge?\n   Finding: {DESIGNED['statement']}" in prompt
-    assert f"4. Question: Where was Ilse Marrek born?\n   Finding: {BORN['statement']}" in prompt
+    assert f"3. Question: Which engineer planned the bridge?\n   Finding: {DESIGNED['statement']}" in prompt
+    # a finding restating its sub-question with the answer is decided by code, not shown to the call
+    assert prompt.count("Question:") == 3 and "Where was Ilse Marrek born?" not in prompt
     assert [(r["status"], r["evidence_ids"]) for r in answers.coverage] == [("covered", ["E1"]), ("covered", ["E4"])]
     assert answers.coverage[0]["reason"] == "finding 1 answers it: names the designer"
+    assert answers.coverage[1]["reason"] == f"finding 2 answers it: {STATED}"
     assert answers.topic == 1
 
 
+def test_a_finding_restates_its_question_only_with_every_name_and_half_its_words() -> None:
+    assert states_its_words("Where was Ilse Marrek born?", BORN)
+    assert not states_its_words("Where was Hans Marrek born?", BORN)  # a name it does not give
+    assert not states_its_words("Which river does the Zarnow Bridge cross?", DESIGNED)  # no asked word
+    assert not states_its_words("Which engineer planned the bridge?", DESIGNED)  # no name to match
+
+
 def test_a_refused_pair_or_no_candidate_is_a_gap_with_its_reason() -> None:
-    coverage = _rows("Who designed the Zarnow Bridge?", "Which river does the Zarnow Bridge cross?",
+    coverage = _rows("Which engineer planned the bridge?", "Which river does the Zarnow Bridge cross?",
                      "When was the Zarnow Bridge opened?")
     withheld: list[WithheldFinding] = [{"index": 3, "statement": "It opened in 1931.", "quote": "…",
                                         "evidence_id": "E2", "title": "Zarnow Bridge",
@@ -87,7 +101,7 @@ def test_a_refused_pair_or_no_candidate_is_a_gap_with_its_reason() -> None:
     reply = {"verdicts": [{"n": 1, "verdict": "does not answer", "reason": "a person, not a place"},
                           {"n": 2, "verdict": "does not answer", "reason": "the designer, not the river"}]}
     asked, answers = _decide(reply, coverage, [DESIGNED], withheld)
-    assert asked[1].count("Question:") == 2  # the topic and "Who designed …"; the others share no word
+    assert asked[1].count("Question:") == 2  # the topic and "Which engineer …"; the others share no word
     first, second, third = answers.coverage
     assert first["status"] == "gap" and first["reason"] == "finding 1 does not answer it: the designer, not the river"
     assert second["status"] == "gap" and second["reason"] == "no published finding shares its words"
@@ -101,7 +115,7 @@ def test_a_finding_sharing_nothing_with_the_topic_is_never_shown_as_its_answer()
                              "quote": "Kessendorf lies on the Lenne.", "evidence_id": "E7", "title": "Kessendorf"}
     reply = {"verdicts": [{"n": 1, "verdict": "answers", "reason": "a place"}]}
     asked, answers = _decide(reply, _rows("Where is Kessendorf?"), [other])
-    assert asked[1].count("Question:") == 1 and TOPIC not in asked[1]
+    assert asked == []  # the topic admits no finding; the sub-question's pair is decided by code
     assert answers.topic is None and answers.coverage[0]["status"] == "covered"
 
 

@@ -1,0 +1,135 @@
+"""A comparison topic answered side by side: Web QA's compare step, run on the research's evidence.
+
+Research drafts findings for its sub-questions; on a comparison topic ("Which has more acts,
+Vanessa or Le roi malgré lui?", "Are both Polar Bear and Daiquiri cocktails?") a 1.5B model's
+drafts rarely state the comparison itself, and never the ``yes``/``no`` a yes/no topic asks for
+(on 30 unseen topics, 2026-12-06: 3 of 10 comparisons reached, 0 of 2 yes/no). Web QA answers the
+same questions from one quote per side (:mod:`ditto_nb.patterns.web_qa.compare_step`); this
+module runs that one mechanism after the report's grounding:
+
+1. the compared sides are the topic's
+   (:func:`~ditto_nb.patterns.common.retrieval.comparison_entities`, exactly two);
+2. each side's quotes are the published findings about it (:func:`~ditto_nb.patterns.web_qa.comparison.about`)
+   and, for a side without one, the sentences of its own page about the compared fact
+   (:func:`~ditto_nb.patterns.web_qa.sides.attribute_claims`, verbatim and verified as exact text
+   of the evidence item);
+3. one ``compare`` call (the prompt of :func:`~ditto_nb.patterns.web_qa.prompts.compare_request`)
+   writes each side's value and the answer; code decides where it can
+   (:func:`~ditto_nb.patterns.web_qa.compare_step.sides_answer`) and publishes only an answer of
+   the form the topic asks for (:func:`~ditto_nb.patterns.web_qa.side_by_side.compared_answer`:
+   yes/no, one side, or a value both sides' quotes state).
+
+No call is made when a side has no quote, or when no model call is left; the report then has no
+compared answer, and :class:`Compared` says why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import cast
+
+from ditto_nb.errors import BudgetExceeded
+from ditto_nb.patterns.common.records import ChunkRecord, EvidenceItem
+from ditto_nb.patterns.common.report_records import ComparedAnswer, ComparedSide, ConclusionItem
+from ditto_nb.patterns.common.retrieval import comparison_entities
+from ditto_nb.patterns.deep_research import prompts
+from ditto_nb.patterns.deep_research.run_state import Ask, Plan
+from ditto_nb.patterns.web_qa.comparison import about
+from ditto_nb.patterns.web_qa.compare_step import sides_answer
+from ditto_nb.patterns.web_qa.evaluate import chunk_citation
+from ditto_nb.patterns.web_qa.schemas import SidesOutput
+from ditto_nb.patterns.web_qa.side_by_side import compared_answer, missing_sides
+from ditto_nb.patterns.web_qa.sides import attribute_claims, attribute_score, attribute_words
+from ditto_nb.patterns.web_qa.stage_models import ClaimJson
+
+
+@dataclass(frozen=True)
+class Compared:
+    """What the side-by-side step did.
+
+    Attributes:
+        answer: the published comparison, or None.
+        note: why there is none ("" when there is one, or the topic is not a comparison).
+    """
+
+    answer: ComparedAnswer | None
+    note: str = ""
+
+
+def _chunk(item: EvidenceItem) -> ChunkRecord:
+    """An evidence item as the chunk record it was made from (its short id and round dropped)."""
+    return cast(ChunkRecord, {k: v for k, v in item.items() if k not in ("id", "round")})
+
+
+def _claims(kept: Sequence[ConclusionItem], by_id: dict[str, EvidenceItem]) -> list[ClaimJson]:
+    """The published findings as claims with their verified citation (a quote not exact text of
+    its evidence item is left out)."""
+    out: list[ClaimJson] = []
+    for c in kept:
+        item = by_id.get(str(c["evidence_id"]))
+        citation = chunk_citation(_chunk(item), str(c["quote"])) if item is not None else None
+        if citation is not None:
+            out.append({"claim": str(c["statement"]), "citations": [citation], "verification": {
+                "quotes_verified": True, "grounded": True, "grounding_reason": "a published finding",
+                "cross_check_passed": None, "origins": [citation["origin"]]}})
+    return out
+
+
+def _side(side: str, other: str, value: str, claims: Sequence[ClaimJson], wanted: Sequence[str],
+          evidence_ids: dict[str, str]) -> ComparedSide:
+    """One side's row: its value and, of its quotes, the one sharing most of the topic's attribute
+    words (the earlier on a tie), with its evidence id."""
+    cited = [c for claim in claims if about(claim, side, other) for c in claim["citations"]]
+    citation = max(cited, key=lambda c: (attribute_score(str(c["quote"]), wanted), -cited.index(c)))
+    return {"side": side, "value": value, "quote": str(citation["quote"]),
+            "evidence_id": evidence_ids.get(str(citation["chunk_id"]), ""), "title": str(citation.get("title", ""))}
+
+
+def answer_side_by_side(ask: Ask, topic: str, kept: Sequence[ConclusionItem],
+                        evidence: Sequence[EvidenceItem]) -> Plan[Compared]:
+    """The comparison topic's answer from one set of quotes per side (see the module docstring).
+
+    Args:
+        ask: the budgeted model call (ledger key ``model:compare``, purpose ``compare``).
+        topic: the research topic.
+        kept: the published findings (``statement``, ``quote``, ``evidence_id``).
+        evidence: every evidence item of the research (``id``, ``chunk_id``, ``text``, ``title``…).
+
+    Returns:
+        The :class:`Compared` (``answer`` None when the topic is not a two-sided comparison, a side
+        has no quote, no model call is left, or the call's answer is not of the form the topic
+        asks for).
+
+    Raises:
+        Model and worker errors of the call, unchanged (a spent model budget is not an error).
+    """
+    compared = comparison_entities(topic)
+    if len(compared) != 2:
+        return Compared(None)
+    by_id = {str(item["id"]): item for item in evidence}
+    claims = _claims(kept, by_id)
+    every = [*claims, *attribute_claims(topic, compared, claims, [_chunk(item) for item in evidence])]
+    missing = missing_sides(compared, every)
+    if missing:
+        return Compared(None, f"no quote for {' or '.join(missing)}")
+    first, second = compared[0], compared[1]
+    quotes = [[str(c["quote"]) for claim in every if about(claim, side, other) for c in claim["citations"]]
+              for side, other in ((first, second), (second, first))]
+    try:
+        out = yield from ask("model:compare", "compare",
+                             prompts.compare_messages(topic, list(zip(compared, quotes))), SidesOutput)
+    except BudgetExceeded:
+        return Compared(None, "no model call left for the compare call")
+    answer, status, decided = sides_answer(topic, compared, out, quotes)
+    published = compared_answer(topic, compared, answer, every) if status == "answered" else None
+    if published is None:
+        return Compared(None, f"the two sides do not decide it ({first}: {out.first}; {second}: {out.second})")
+    evidence_ids = {str(item.get("chunk_id", "")): str(item["id"]) for item in evidence}
+    wanted = attribute_words(topic, compared)
+    sides = [_side(first, second, out.first, every, wanted, evidence_ids),
+             _side(second, first, out.second, every, wanted, evidence_ids)]
+    return Compared({"answer": published[0], "decided_by": "code" if decided is not None else "model", "sides": sides})
+
+
+__all__ = ["Compared", "answer_side_by_side"]
