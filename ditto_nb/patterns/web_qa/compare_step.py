@@ -89,7 +89,8 @@ def _value(text: str, quotes: Sequence[str], dated: bool, names: Sequence[str] =
     for name in names:
         text = re.sub(re.escape(normalize_text(name)), " ", text, flags=re.I)
     pattern = YEAR if dated else NUMBER
-    found = {m.group(0) for m in pattern.finditer(text)}
+    # a decade ("the 1930s", "1970's") is not a year: "a 1973 film set in the 1930s" states one year
+    found = {m.group(0) for m in pattern.finditer(text) if not (dated and re.match(r"'?s\b", text[m.end():]))}
     if len(found) != 1:
         return None
     token = found.pop()

@@ -375,6 +375,10 @@ def test_the_sides_page_that_shares_the_other_sides_qualifier_comes_first() -> N
      [["Vanessa is an opera in 3 acts."], ["an opera comique in 3 acts"]], "Yes"),
     ("Is A taller than B?", ["749 ft", "628 ft"], [["It is 750 ft tall."], ["628 ft"]], None),  # not in A's quotes
     ("Are both Cooking Light and Vibe magazines?", ["1987", "1993"], [["1987"], ["1993"]], None),
+    ("Which 1970's film was released first, Charley and the Angel or The Boatniks?",  # a decade is not a year
+     ["Charley and the Angel is a 1973 Disney film set in the 1930s", "The Boatniks is a 1970 American comedy film."],
+     [["Charley and the Angel is a 1973 Disney film set in the 1930s."], ["The Boatniks is a 1970 American comedy film."]],
+     "Boatniks"),
 ])
 def test_two_values_decide_an_order_or_sameness_by_code(question: str, values: list[str], quotes: list[list[str]],
                                                         decided: str | None) -> None:
