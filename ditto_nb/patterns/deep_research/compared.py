@@ -9,15 +9,18 @@ module runs that one mechanism after the report's grounding:
 
 1. the compared sides are the topic's
    (:func:`~ditto_nb.patterns.common.retrieval.comparison_entities`, exactly two);
-2. each side's quotes are the published findings about it (:func:`~ditto_nb.patterns.web_qa.comparison.about`)
-   and, for a side without one, the sentences of its own page about the compared fact
-   (:func:`~ditto_nb.patterns.web_qa.sides.attribute_claims`, verbatim and verified as exact text
-   of the evidence item);
+2. each side's quotes are code's: the sentences of its own page about the compared fact and its
+   defining sentence (:func:`~ditto_nb.patterns.web_qa.sides.attribute_claims`, verbatim and
+   verified as exact text of the evidence item). The published findings are not used: they answer
+   the sub-questions, and a finding about one side's photographers stood in for its birth date
+   (check half, 2026-12-06: "Who is older, Annie Morton or Terry Richardson?" answered wrong);
 3. one ``compare`` call (the prompt of :func:`~ditto_nb.patterns.web_qa.prompts.compare_request`)
    writes each side's value and the answer; code decides where it can
-   (:func:`~ditto_nb.patterns.web_qa.compare_step.sides_answer`) and publishes only an answer of
-   the form the topic asks for (:func:`~ditto_nb.patterns.web_qa.side_by_side.compared_answer`:
-   yes/no, one side, or a value both sides' quotes state).
+   (:func:`~ditto_nb.patterns.web_qa.compare_step.sides_answer`), and only an answer of the form
+   the topic asks for is published (:func:`~ditto_nb.patterns.web_qa.side_by_side.compared_answer`:
+   yes/no, one side, or a value both sides' quotes state). An ordering code could not read from
+   the two values stands on the call's pick: on the tuning half that pick was right for 2 of 2
+   ("Which band has more members, Lawson or American Music Club?": the quote lists four names).
 
 No call is made when a side has no quote, or when no model call is left; the report then has no
 compared answer, and :class:`Compared` says why.
@@ -31,13 +34,12 @@ from typing import cast
 
 from ditto_nb.errors import BudgetExceeded
 from ditto_nb.patterns.common.records import ChunkRecord, EvidenceItem
-from ditto_nb.patterns.common.report_records import ComparedAnswer, ComparedSide, ConclusionItem
+from ditto_nb.patterns.common.report_records import ComparedAnswer, ComparedSide
 from ditto_nb.patterns.common.retrieval import comparison_entities
 from ditto_nb.patterns.deep_research import prompts
 from ditto_nb.patterns.deep_research.run_state import Ask, Plan
 from ditto_nb.patterns.web_qa.comparison import about
 from ditto_nb.patterns.web_qa.compare_step import sides_answer
-from ditto_nb.patterns.web_qa.evaluate import chunk_citation
 from ditto_nb.patterns.web_qa.schemas import SidesOutput
 from ditto_nb.patterns.web_qa.side_by_side import compared_answer, missing_sides
 from ditto_nb.patterns.web_qa.sides import attribute_claims, attribute_score, attribute_words
@@ -62,20 +64,6 @@ def _chunk(item: EvidenceItem) -> ChunkRecord:
     return cast(ChunkRecord, {k: v for k, v in item.items() if k not in ("id", "round")})
 
 
-def _claims(kept: Sequence[ConclusionItem], by_id: dict[str, EvidenceItem]) -> list[ClaimJson]:
-    """The published findings as claims with their verified citation (a quote not exact text of
-    its evidence item is left out)."""
-    out: list[ClaimJson] = []
-    for c in kept:
-        item = by_id.get(str(c["evidence_id"]))
-        citation = chunk_citation(_chunk(item), str(c["quote"])) if item is not None else None
-        if citation is not None:
-            out.append({"claim": str(c["statement"]), "citations": [citation], "verification": {
-                "quotes_verified": True, "grounded": True, "grounding_reason": "a published finding",
-                "cross_check_passed": None, "origins": [citation["origin"]]}})
-    return out
-
-
 def _side(side: str, other: str, value: str, claims: Sequence[ClaimJson], wanted: Sequence[str],
           evidence_ids: dict[str, str]) -> ComparedSide:
     """One side's row: its value and, of its quotes, the one sharing most of the topic's attribute
@@ -86,14 +74,12 @@ def _side(side: str, other: str, value: str, claims: Sequence[ClaimJson], wanted
             "evidence_id": evidence_ids.get(str(citation["chunk_id"]), ""), "title": str(citation.get("title", ""))}
 
 
-def answer_side_by_side(ask: Ask, topic: str, kept: Sequence[ConclusionItem],
-                        evidence: Sequence[EvidenceItem]) -> Plan[Compared]:
+def answer_side_by_side(ask: Ask, topic: str, evidence: Sequence[EvidenceItem]) -> Plan[Compared]:
     """The comparison topic's answer from one set of quotes per side (see the module docstring).
 
     Args:
         ask: the budgeted model call (ledger key ``model:compare``, purpose ``compare``).
         topic: the research topic.
-        kept: the published findings (``statement``, ``quote``, ``evidence_id``).
         evidence: every evidence item of the research (``id``, ``chunk_id``, ``text``, ``title``…).
 
     Returns:
@@ -107,9 +93,7 @@ def answer_side_by_side(ask: Ask, topic: str, kept: Sequence[ConclusionItem],
     compared = comparison_entities(topic)
     if len(compared) != 2:
         return Compared(None)
-    by_id = {str(item["id"]): item for item in evidence}
-    claims = _claims(kept, by_id)
-    every = [*claims, *attribute_claims(topic, compared, claims, [_chunk(item) for item in evidence])]
+    every = attribute_claims(topic, compared, [], [_chunk(item) for item in evidence])
     missing = missing_sides(compared, every)
     if missing:
         return Compared(None, f"no quote for {' or '.join(missing)}")

@@ -256,7 +256,7 @@ def synthesize(ask: Ask, request: ResearchRequest, plan: PlanDump, evidence: lis
         review["verdicts"] = list(done["verdict"]["verdicts"])
     rows, answer, compared = list(coverage), None, Compared(None)
     if stop_reason != "clarification" and selected:
-        compared = yield from answer_side_by_side(ask, request.question, kept, evidence)
+        compared = yield from answer_side_by_side(ask, request.question, evidence)
     if stop_reason != "clarification":
         answers = yield from decide_coverage(ask, request.question, coverage, kept, withheld)
         rows, answer = answers.coverage, answers.topic

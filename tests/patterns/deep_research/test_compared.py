@@ -30,7 +30,7 @@ def config(scripted_config: Any, redis_url: str) -> Any:
 def test_an_attribute_no_rule_knows_is_answered_with_one_quote_per_side(
         sandbox_factory: Any, scripted_model: Any, config: Any, tmp_path: Path) -> None:
     web = sandbox_factory(BANDS)
-    # The draft states one side only; code quotes the other side's own page.
+    # The draft states one side only; code quotes each side's own page.
     script = Script(rules=[Rule("What does Velmora's drummer play?", r"Velmora's drummer plays a \w+")],
                     queries=["Velmora", "Quist Ensemble"], compare_answer="the Quist Ensemble")
     scripted_model.responder = script
