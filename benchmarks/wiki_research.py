@@ -74,6 +74,22 @@ def coverage_contradictions(report: ResearchReport) -> int:
     return bad
 
 
+_ANSWER_LINE = re.compile(r"Answer: (.*?)(?: Compared side by side:| \(quote:|$)", re.S)
+
+
+def answer_line(summary: str) -> str:
+    """What the summary gives as the topic's answer: the text after ``Answer:`` up to its quote or
+    its sides ("" when the summary has no ``Answer:``)."""
+    found = _ANSWER_LINE.search(summary)
+    return found.group(1).strip() if found else ""
+
+
+def gold_in_answer(summary: str, gold: str) -> bool:
+    """The strict measure: the gold in the summary's answer line (a comparison's summary names both
+    sides, so the gold side is in it whichever side it answers)."""
+    return contains(answer_line(summary), gold)
+
+
 def unfollowed_lead(report: ResearchReport, reached: bool) -> bool:
     """``no-progress`` with rounds left, the topic's answer not reached, and a published statement
     naming an entity the topic does not name and no round searched for."""
@@ -139,6 +155,7 @@ async def research_topic(q: Question, target: WikiTarget, config: RuntimeConfig,
                 "published": len(report.conclusions), "withheld": len(withheld) if withheld is not None else None,
                 "supported": sum(supported), "covered_and_unknown": contradictions,
                 "gold_in_summary": reached,
+                "gold_in_answer": reached if is_yes_no(q.answer) else gold_in_answer(report.summary, q.answer),
                 "coverage_contradictions": coverage_contradictions(report),
                 "duplicate_subs": duplicate_pairs(list(report.sub_questions)),
                 "unfollowed_lead": unfollowed_lead(report, bool(reached)),
@@ -193,6 +210,7 @@ async def research_benchmark(target: WikiTarget, questions: list[Question], conf
         "lexically supported": f"{int(frame['supported'].fillna(0).sum())} of {published}",
         "covered-vs-unknown contradictions": int(frame.get("covered_and_unknown", pd.Series(dtype=float)).fillna(0).sum()),
         "gold in summary": int(frame.get("gold_in_summary", pd.Series(dtype=bool)).fillna(False).astype(bool).sum()),
+        "gold in the answer line": int(frame.get("gold_in_answer", pd.Series(dtype=bool)).fillna(False).astype(bool).sum()),
         "coverage contradictions (automated)": int(frame.get("coverage_contradictions", pd.Series(dtype=float)).fillna(0).sum()),
         "duplicate sub-questions": int(frame.get("duplicate_subs", pd.Series(dtype=float)).fillna(0).sum()),
         "no-progress with an unfollowed lead": int(frame.get("unfollowed_lead", pd.Series(dtype=bool)).fillna(False).astype(bool).sum()),
@@ -202,9 +220,9 @@ async def research_benchmark(target: WikiTarget, questions: list[Question], conf
     tables = {"per topic": frame, f"summary ({target.note}); rows in {out}": summary}
     if frame["kind"].nunique() > 1:
         tables["per kind (answer reached = gold in the summary or a conclusion)"] = frame.groupby("kind").agg(
-            topics=("id", "count"), answer_reached=("gold_in_summary", "sum"),
+            topics=("id", "count"), answer_reached=("gold_in_summary", "sum"), in_answer_line=("gold_in_answer", "sum"),
             published=("published", "sum"), seconds=("seconds", "mean")).reset_index()
     return tables
 
 
-__all__ = ["lexical_support", "research_benchmark", "research_topic", "scripted_research"]
+__all__ = ["answer_line", "gold_in_answer", "lexical_support", "research_benchmark", "research_topic", "scripted_research"]

@@ -39,7 +39,7 @@ from ditto_nb.patterns.common.retrieval import comparison_entities
 from ditto_nb.patterns.deep_research import prompts
 from ditto_nb.patterns.deep_research.run_state import Ask, Plan
 from ditto_nb.patterns.web_qa.comparison import about
-from ditto_nb.patterns.web_qa.compare_step import sides_answer
+from ditto_nb.patterns.web_qa.compare_step import side_quotes, sides_answer
 from ditto_nb.patterns.web_qa.schemas import SidesOutput
 from ditto_nb.patterns.web_qa.side_by_side import compared_answer, missing_sides
 from ditto_nb.patterns.web_qa.sides import attribute_claims, attribute_score, attribute_words
@@ -98,11 +98,10 @@ def answer_side_by_side(ask: Ask, topic: str, evidence: Sequence[EvidenceItem]) 
     if missing:
         return Compared(None, f"no quote for {' or '.join(missing)}")
     first, second = compared[0], compared[1]
-    quotes = [[str(c["quote"]) for claim in every if about(claim, side, other) for c in claim["citations"]]
-              for side, other in ((first, second), (second, first))]
+    sides_shown = side_quotes(compared, every)
+    quotes = [q for _side_name, q in sides_shown]
     try:
-        out = yield from ask("model:compare", "compare",
-                             prompts.compare_messages(topic, list(zip(compared, quotes))), SidesOutput)
+        out = yield from ask("model:compare", "compare", prompts.compare_messages(topic, sides_shown), SidesOutput)
     except BudgetExceeded:
         return Compared(None, "no model call left for the compare call")
     answer, status, decided = sides_answer(topic, compared, out, quotes)
