@@ -100,6 +100,16 @@ def _value(text: str, quotes: Sequence[str], dated: bool, names: Sequence[str] =
     return float(token.replace(",", "")), (after[0].strip(".,;").lower() if after else "")
 
 
+def asks_values(question: str) -> bool:
+    """Whether ``question`` is one :func:`decide_values` decides from two values (an ordering, a
+    ``same`` yes/no question, or a ``both … before/after <year>`` one), pure."""
+    form = answer_form(question)
+    if form == "yes-no" and _THRESHOLD.search(normalize_text(question)) is not None:
+        return True
+    order = order_of(question) if form == "side" else yes_no_order(question)
+    return order is not None or (form == "yes-no" and re.search(r"\bsame\b", question, re.I) is not None)
+
+
 def decide_values(question: str, compared: Sequence[str], values: Sequence[str],
                   quotes: Sequence[Sequence[str]]) -> str | None:
     """The answer two sides' values decide by code, or None (pure).
@@ -224,4 +234,4 @@ def compare_round(run: RunState, context: RuleContext, draft: schemas.AnswerOutp
     return compared_draft, every, fired
 
 
-__all__ = ["COMPARE_SIDES", "compare_round", "decide_values", "side_quotes", "sides_answer", "wants_compare"]
+__all__ = ["COMPARE_SIDES", "asks_values", "compare_round", "decide_values", "side_quotes", "sides_answer", "wants_compare"]

@@ -56,7 +56,7 @@ def test_an_ordering_is_decided_by_code_from_the_two_values(
         wiki("Zarnow Bridge", "The Zarnow Bridge is a steel arch bridge.", "The Zarnow Bridge was completed in 1931."),
         wiki("Kessel Bridge", "The Kessel Bridge is a stone bridge.", "The Kessel Bridge was completed in 1925."),
     ])
-    # The scripted call answers the wrong side: the years decide, not the call.
+    # The scripted call would answer the wrong side: the quoted years decide.
     script = Script(rules=[Rule("When was the Zarnow Bridge completed?", r"Zarnow Bridge was completed in \d+")],
                     queries=["Zarnow Bridge", "Kessel Bridge"], compare_answer="Zarnow Bridge")
     scripted_model.responder = script
@@ -64,6 +64,24 @@ def test_an_ordering_is_decided_by_code_from_the_two_values(
     report = run(web, config, tmp_path / "task", make_request(web, question=topic))
     assert isinstance(report, ResearchReport) and report.compared is not None
     assert (report.compared["answer"], report.compared["decided_by"]) == ("Kessel Bridge", "code")
+    assert "compare" not in script.purposes  # each side's quotes state one year: no call
+    assert [s["value"] for s in report.compared["sides"]] == ["1931", "1925"]
+
+
+def test_an_ordering_code_cannot_read_is_not_published_on_the_models_pick(
+        sandbox_factory: Any, scripted_model: Any, config: Any, tmp_path: Path) -> None:
+    web = sandbox_factory([
+        wiki("Zarnow Bridge", "The Zarnow Bridge is a steel arch bridge.", "The Zarnow Bridge crosses the Lenne."),
+        wiki("Kessel Bridge", "The Kessel Bridge is a stone bridge.", "The Kessel Bridge crosses the Ruhr."),
+    ])
+    script = Script(rules=[Rule("What does the Zarnow Bridge cross?", r"Zarnow Bridge crosses the \w+")],
+                    queries=["Zarnow Bridge", "Kessel Bridge"], compare_answer="Zarnow Bridge")
+    scripted_model.responder = script
+    topic = "Which is longer, the Zarnow Bridge or the Kessel Bridge?"
+    report = run(web, config, tmp_path / "task", make_request(web, question=topic))
+    assert isinstance(report, ResearchReport)
+    assert script.purposes.count("compare") == 1 and report.compared is None  # no length is quoted
+    assert "The comparison is not decided: the two sides do not decide it" in report.summary
 
 
 def test_no_call_when_a_side_has_no_quote_and_the_summary_says_why(
