@@ -50,19 +50,27 @@ def test_an_attribute_no_rule_knows_is_answered_with_one_quote_per_side(
     assert report.summary.startswith("Answer: Quist Ensemble. Compared side by side: Velmora:")
 
 
+def _bridges(sandbox_factory: Any, scripted_model: Any, config: Any, tmp_path: Path, topic: str,
+             zarnow: str, kessel: str, rule: Rule) -> tuple[Script, ResearchReport]:
+    """Research ``topic`` over two bridge pages (``zarnow``/``kessel``: each page's second
+    sentence); the scripted compare call answers the Zarnow Bridge."""
+    web = sandbox_factory([wiki("Zarnow Bridge", "The Zarnow Bridge is a steel arch bridge.", zarnow),
+                           wiki("Kessel Bridge", "The Kessel Bridge is a stone bridge.", kessel)])
+    script = Script(rules=[rule], queries=["Zarnow Bridge", "Kessel Bridge"], compare_answer="Zarnow Bridge")
+    scripted_model.responder = script
+    report = run(web, config, tmp_path / "task", make_request(web, question=topic))
+    assert isinstance(report, ResearchReport)
+    return script, report
+
+
 def test_an_ordering_is_decided_by_code_from_the_two_values(
         sandbox_factory: Any, scripted_model: Any, config: Any, tmp_path: Path) -> None:
-    web = sandbox_factory([
-        wiki("Zarnow Bridge", "The Zarnow Bridge is a steel arch bridge.", "The Zarnow Bridge was completed in 1931."),
-        wiki("Kessel Bridge", "The Kessel Bridge is a stone bridge.", "The Kessel Bridge was completed in 1925."),
-    ])
     # The scripted call would answer the wrong side: the quoted years decide.
-    script = Script(rules=[Rule("When was the Zarnow Bridge completed?", r"Zarnow Bridge was completed in \d+")],
-                    queries=["Zarnow Bridge", "Kessel Bridge"], compare_answer="Zarnow Bridge")
-    scripted_model.responder = script
-    topic = "Which was completed first, the Zarnow Bridge or the Kessel Bridge?"
-    report = run(web, config, tmp_path / "task", make_request(web, question=topic))
-    assert isinstance(report, ResearchReport) and report.compared is not None
+    script, report = _bridges(sandbox_factory, scripted_model, config, tmp_path,
+                              "Which was completed first, the Zarnow Bridge or the Kessel Bridge?",
+                              "The Zarnow Bridge was completed in 1931.", "The Kessel Bridge was completed in 1925.",
+                              Rule("When was the Zarnow Bridge completed?", r"Zarnow Bridge was completed in \d+"))
+    assert report.compared is not None
     assert (report.compared["answer"], report.compared["decided_by"]) == ("Kessel Bridge", "code")
     assert "compare" not in script.purposes  # each side's quotes state one year: no call
     assert [s["value"] for s in report.compared["sides"]] == ["1931", "1925"]
@@ -70,16 +78,10 @@ def test_an_ordering_is_decided_by_code_from_the_two_values(
 
 def test_an_ordering_code_cannot_read_is_not_published_on_the_models_pick(
         sandbox_factory: Any, scripted_model: Any, config: Any, tmp_path: Path) -> None:
-    web = sandbox_factory([
-        wiki("Zarnow Bridge", "The Zarnow Bridge is a steel arch bridge.", "The Zarnow Bridge crosses the Lenne."),
-        wiki("Kessel Bridge", "The Kessel Bridge is a stone bridge.", "The Kessel Bridge crosses the Ruhr."),
-    ])
-    script = Script(rules=[Rule("What does the Zarnow Bridge cross?", r"Zarnow Bridge crosses the \w+")],
-                    queries=["Zarnow Bridge", "Kessel Bridge"], compare_answer="Zarnow Bridge")
-    scripted_model.responder = script
-    topic = "Which is longer, the Zarnow Bridge or the Kessel Bridge?"
-    report = run(web, config, tmp_path / "task", make_request(web, question=topic))
-    assert isinstance(report, ResearchReport)
+    script, report = _bridges(sandbox_factory, scripted_model, config, tmp_path,
+                              "Which is longer, the Zarnow Bridge or the Kessel Bridge?",
+                              "The Zarnow Bridge crosses the Lenne.", "The Kessel Bridge crosses the Ruhr.",
+                              Rule("What does the Zarnow Bridge cross?", r"Zarnow Bridge crosses the \w+"))
     assert script.purposes.count("compare") == 1 and report.compared is None  # no length is quoted
     assert "The comparison is not decided: the two sides do not decide it" in report.summary
 
