@@ -37,7 +37,7 @@ from ditto_nb.patterns.common import run_step
 from ditto_nb.evidence.chunks import chunks_from_page
 from ditto_nb.patterns.common.records import ChunkRecord, PageRecord
 from ditto_nb.patterns.web_qa import prompts, schemas
-from ditto_nb.patterns.web_qa.comparison import NUMBER, YEAR, Order, about, order_of, yes_no_order
+from ditto_nb.patterns.web_qa.comparison import NUMBER, YEAR, Order, about, order_of, with_digits, yes_no_order
 from ditto_nb.patterns.web_qa.rule_set import COMPARE_SIDES
 from ditto_nb.patterns.web_qa.rules import LayerResult, RuleContext
 from ditto_nb.patterns.web_qa.side_by_side import answer_form, asks_both, both_answer, missing_sides
@@ -81,23 +81,48 @@ _THRESHOLD = re.compile(r"\bboth\b.*\b(before|after)\s+(1\d{3}|20\d{2})\b", re.I
 _LEADING_YES_NO = re.compile(r"^\s*(yes|no)\b[\s,.;:!-]", re.I)
 
 
-def _value(text: str, quotes: Sequence[str], dated: bool, names: Sequence[str] = ()) -> tuple[float, str] | None:
-    """The one year (``dated``) or number a side's value states, with the word after it (its unit),
-    when that number is written in the side's quotes; else None. The compared ``names`` are read
-    out first ("The building at 200 West Street is 749 ft tall": 749)."""
-    text, quoted = normalize_text(text), normalize_text(" ".join(quotes))
+def _quantities(text: str, quotes: Sequence[str], dated: bool, names: Sequence[str] = ()) -> dict[float, str]:
+    """The years (``dated``) or numbers a side's value states that are written in the side's
+    quotes, each with the word after it (its unit). Written-out numbers count as digits
+    (:func:`~ditto_nb.patterns.web_qa.comparison.with_digits`: "three acts" is 3 acts). The
+    compared ``names`` are read out first ("The building at 200 West Street is 749 ft tall": 749)."""
+    text, quoted = with_digits(normalize_text(text)), with_digits(normalize_text(" ".join(quotes)))
     for name in names:
         text = re.sub(re.escape(normalize_text(name)), " ", text, flags=re.I)
     pattern = YEAR if dated else NUMBER
-    # a decade ("the 1930s", "1970's") is not a year: "a 1973 film set in the 1930s" states one year
-    found = {m.group(0) for m in pattern.finditer(text) if not (dated and re.match(r"'?s\b", text[m.end():]))}
-    if len(found) != 1:
+    found: dict[float, str] = {}
+    for m in pattern.finditer(text):
+        # a decade ("the 1930s", "1970's") is not a year: "a 1973 film set in the 1930s" states one year
+        if dated and re.match(r"'?s\b", text[m.end():]):
+            continue
+        token = m.group(0)
+        if not re.search(rf"(?<![\d,.]){re.escape(token)}(?![\d]|,\d)", quoted):
+            continue
+        after = text[m.end():].split()
+        found.setdefault(float(token.replace(",", "")), after[0].strip(".,;()").lower() if after else "")
+    return found
+
+
+def _values(first: dict[float, str], second: dict[float, str], dated: bool) -> tuple[float, float] | None:
+    """The two sides' compared values from their :func:`_quantities`, or None.
+
+    One value per side decides (a number's unit word must be the same on both sides). A side
+    with several numbers ("749 ft, 44-story"; "628 ft (191 m) … completed in 1969") is compared
+    by the units both sides state once each ("ft"); every such unit must order the sides the same
+    way, else nothing is decided. Years decide only one against one."""
+    if len(first) == 1 and len(second) == 1:
+        (a, unit_a), (b, unit_b) = next(iter(first.items())), next(iter(second.items()))
+        return (a, b) if dated or unit_a == unit_b else None
+    if dated:
         return None
-    token = found.pop()
-    if not re.search(rf"(?<![\d,.]){re.escape(token)}(?![\d]|,\d)", quoted):
+    def once(found: dict[float, str]) -> dict[str, float]:
+        units = [u for u in found.values() if u]
+        return {u: v for v, u in found.items() if u and units.count(u) == 1}
+    mine, theirs = once(first), once(second)
+    pairs = [(mine[u], theirs[u]) for u in mine if u in theirs]
+    if not pairs or len({(a > b) - (a < b) for a, b in pairs}) != 1:
         return None
-    after = text[text.index(token) + len(token):].split()
-    return float(token.replace(",", "")), (after[0].strip(".,;").lower() if after else "")
+    return pairs[0]
 
 
 def asks_values(question: str) -> bool:
@@ -118,7 +143,8 @@ def decide_values(question: str, compared: Sequence[str], values: Sequence[str],
     before B?``: yes when the first side wins), a ``same`` yes/no question (``Were A and B
     released in the same year?``) or a ``both … before/after <year>`` one (each side's year
     against the question's) is decided from the one number or year each side's value states
-    (:func:`_value`: written in that side's quotes, same unit word on both sides).
+    (:func:`_quantities`, :func:`_values`: written in that side's quotes, digits or words, the
+    same unit word on both sides).
 
     Args:
         question: the question as asked.
@@ -133,24 +159,26 @@ def decide_values(question: str, compared: Sequence[str], values: Sequence[str],
     form = answer_form(question)
     threshold = _THRESHOLD.search(normalize_text(question)) if form == "yes-no" else None
     if threshold is not None:  # "Were A and B both formed before 2010?": each side's year against it
-        years = [_value(v, q, True, compared) for v, q in zip(values, quotes)]
-        if any(y is None for y in years):
+        years = [_quantities(v, q, True, compared) for v, q in zip(values, quotes)]
+        if any(len(y) != 1 for y in years):
             return None
         limit, before = float(threshold.group(2)), threshold.group(1).lower() == "before"
-        return "Yes" if all((y[0] < limit) if before else (y[0] > limit) for y in years if y) else "No"
+        return "Yes" if all((y < limit) if before else (y > limit) for found in years for y in found) else "No"
     order: Order | None = order_of(question) if form == "side" else yes_no_order(question)
     same = form == "yes-no" and order is None and re.search(r"\bsame\b", question, re.I) is not None
     if order is None and not same:
         return None
     dated = order in ("earlier", "later") or (same and re.search(r"\byears?\b", question, re.I) is not None)
-    a, b = (_value(v, q, dated, compared) for v, q in zip(values, quotes))
-    if a is None or b is None or (not dated and a[1] != b[1]):
+    first, second = (_quantities(v, q, dated, compared) for v, q in zip(values, quotes))
+    pair = _values(first, second, dated)
+    if pair is None:
         return None
+    a, b = pair
     if same:
-        return "Yes" if a[0] == b[0] else "No"
-    if a[0] == b[0]:
+        return "Yes" if a == b else "No"
+    if a == b:
         return None
-    first_wins = (a[0] < b[0]) == (order in ("earlier", "fewer"))
+    first_wins = (a < b) == (order in ("earlier", "fewer"))
     if form == "side":
         return compared[0] if first_wins else compared[1]
     return "Yes" if first_wins else "No"

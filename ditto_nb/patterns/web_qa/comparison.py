@@ -17,7 +17,8 @@ Rules:
 - **One side's value** (:func:`side_value`): from the claims about that side — a claim whose
   citation comes from the side's page (title) or whose text names it and not the other side. For
   ``earlier``/``later`` the first year (1000–2099) the claim text states, else its quote; for
-  ``more``/``fewer`` the only number (not a year) the claim texts state. Two different values for
+  ``more``/``fewer`` the only number (not a year; digits or written out, "three acts") the claim
+  texts state. Two different values for
   one side, or none, leave the comparison undecided.
 - **The decision** (:func:`decide_order`): the side with the smaller (``earlier``, ``fewer``) or
   larger value, written as the question writes it; equal values decide nothing.
@@ -39,6 +40,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 from countryinfo import CountryInfo
+from text_to_num import alpha2digit
 
 from ditto_nb.evidence.rank import STOP_WORDS
 from ditto_nb.patterns.common.retrieval import names_entity, title_key
@@ -109,10 +111,18 @@ def about(claim: ClaimJson, side: str, other: str) -> bool:
     return names_entity(text, side, whole_words=True) and not names_entity(text, other, whole_words=True)
 
 
+def with_digits(text: str) -> str:
+    """``text`` with its written-out numbers as digits ("an opera in three acts" → "an opera in 3
+    acts", "about seventy species" → "about 70 species"), by text2num's ``alpha2digit`` (English;
+    a lone "one", as in "one of the", and ordinals up to "third" stay words). Pure."""
+    return str(alpha2digit(text, "en"))
+
+
 def numbers(text: str) -> list[float]:
-    """Numbers of ``text`` that are not years (``9,071`` → 9071.0)."""
+    """Numbers of ``text`` that are not years, digits or written out (``9,071`` → 9071.0,
+    ``three acts`` → 3.0: :func:`with_digits`)."""
     out = []
-    for match in NUMBER.finditer(text):
+    for match in NUMBER.finditer(with_digits(text)):
         token = match.group(0)
         if "," not in token and YEAR.fullmatch(token):
             continue
@@ -254,4 +264,4 @@ def decide_nationality(question: str, compared: Sequence[str], claims: Sequence[
 
 __all__ = ["NUMBER", "YEAR", "Order", "about", "decide_nationality", "decide_order", "demonym_pattern", "nationality",
            "yes_no_order",
-           "numbers", "order_of", "side_value"]
+           "numbers", "with_digits", "order_of", "side_value"]

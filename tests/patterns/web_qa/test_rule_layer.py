@@ -364,7 +364,18 @@ def test_the_sides_page_that_shares_the_other_sides_qualifier_comes_first() -> N
     ("Is the building at 200 West Street taller than the one at 888 7th Avenue?", ["749 ft tall", "228 m tall"],
      [["It is 749 ft (228 m) tall."], ["It is 749 ft (228 m) tall."]], None),  # units differ: no decision
     ("Which band has more members, Lawson or Hanson?", ["four members", "3 members"],
-     [["Lawson has four members."], ["Hanson has 3 members."]], None),  # "four" is no number written in digits
+     [["Lawson has four members."], ["Hanson has 3 members."]], "Lawson"),  # a number written out counts
+    ("Do the operas Vanessa and Le roi malgré lui contain the same number of acts?", ["three acts", "3 acts"],
+     [["Vanessa is an opera in three acts."], ["an opera comique in three acts"]], "Yes"),
+    ("Is the building at 200 West Street taller than the one at 888 7th Avenue?",  # several numbers: the shared unit
+     ["The building at 200 West Street is a 749 ft, 44-story building.",
+      "888 7th Avenue is a 628 ft (191 m) tall skyscraper which was completed in 1969."],
+     [["The building at 200 West Street is a 749 ft, 44-story building."],
+      ["888 7th Avenue is a 628 ft (191 m) tall skyscraper which was completed in 1969."]], "Yes"),
+    ("Which mountain is higher, Alpha or Beta?", ["7,885 m (25,869 ft)", "7,546 m (24,757 ft)"],  # both units agree
+     [["Alpha is 7,885 m (25,869 ft) high."], ["Beta is 7,546 m (24,757 ft) high."]], "Alpha"),
+    ("Which mountain is higher, Alpha or Beta?", ["7,885 m (25,869 ft)", "7,546 m (26,757 ft)"],  # units disagree
+     [["Alpha is 7,885 m (25,869 ft) high."], ["Beta is 7,546 m (26,757 ft) high."]], None),
     ("Which opera has more acts, Parsifal or Manon?", ["3 acts", "5 acts"],
      [["an opera in 3 acts"], ["an opera in 5 acts"]], "Manon"),
     ("Was The Bomb released before Rolling Papers?", ["2015", "March 29, 2011"],
