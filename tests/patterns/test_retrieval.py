@@ -35,6 +35,22 @@ def test_comparison_entities() -> None:
     assert comparison_entities("Are Vanessa and Le roi malgré lui of the same kind?") == ["Vanessa", "Le roi malgré lui"]
 
 
+def test_punctuation_ends_a_name_and_a_choice_takes_the_names_nearest_or() -> None:
+    # a comma, colon or parenthesis ends a capitalized span; a date's comma does not
+    assert question_entities("Which poet was Danish, Mara Quell or Ilse Tamm?")[:2] == ["Mara Quell", "Ilse Tamm"]
+    assert "Oren Vale" in question_entities("Which town near Lake Brenn, Oren Vale or Tusk, is older?")
+    assert "March 3, 1911" not in question_entities("Who was born on March 3, 1911 in Oren Vale?")
+    assert "March 3 1911" in question_entities("Who was born on March 3, 1911 in Oren Vale?")
+    # the sides of "…, A or B" are the names nearest "or", not a demonym or place named before them
+    assert comparison_entities("Which Danish poet was the first to win, Mara Quell or Ilse Tamm?") == [
+        "Mara Quell", "Ilse Tamm"]
+    assert comparison_entities("Which peak of the Brenn Range is higher: Oren Peak or The Tusk") == ["Oren Peak", "Tusk"]
+    assert comparison_entities("Which games, Red Fen or Tusk,  is published by Vale Games?") == ["Red Fen", "Tusk"]
+    # a leading "Between" is no name's word; "share" asks what two names have in common
+    assert comparison_entities("Between Mara Quell and Ilse Tamm, who had more roles?") == ["Mara Quell", "Ilse Tamm"]
+    assert comparison_entities("What occupation did Mara Quell and Ilse Tamm share?") == ["Mara Quell", "Ilse Tamm"]
+
+
 def test_relaxation_drops_descriptive_words_then_keeps_the_entity_alone() -> None:
     ladder = relaxations("Kiss and Tell Corliss Archer actress", ["Kiss and Tell", "Corliss Archer"])
     assert ladder[0] == "Kiss and Tell Corliss Archer"

@@ -33,12 +33,12 @@ CONNECTORS = frozenset("of and the de la le von van der du del da di for & 's".s
 """Lower-case words kept inside a capitalized span (``Bank of England``, ``Kiss and Tell``)."""
 QUESTION_WORDS = frozenset(
     "what which who whom whose where when why how is are was were do does did can could has have had "
-    "in on at by of for from the a an this that these those both either neither name".split()
+    "in on at by of for from the a an this that these those both either neither name between".split()
 )
 """Capitalized words that do not start an entity at the start of a question (``What``, ``In``)."""
 COMPARISON_CUES = re.compile(
     r"\b(both|same|either|neither|common|older|younger|oldest|youngest|earlier|later|first|"
-    r"longer|shorter|larger|smaller|bigger|higher|lower|more|less|fewer|greater|taller|closer|farther)\b",
+    r"longer|shorter|larger|smaller|bigger|higher|lower|more|less|fewer|greater|taller|closer|farther|share|shared)\b",
     re.I,
 )
 _QUOTED = re.compile(r"\"([^\"]{2,120})\"|“([^”]{2,120})”|(?<!\w)'([^']{2,120})'(?!\w)")
@@ -47,6 +47,8 @@ _YES_NO_PAIR = re.compile(
     r"from the same|in the same|either)\b", re.I)
 DEMONYM_ENDINGS = ("an", "ese", "ish", "ch", "ic")
 _WORD = re.compile(r"[\w][\w.'&-]*")
+_BREAK = re.compile(r"[,;:()?!]")
+"""Punctuation between two words that ends a capitalized span."""
 _PAREN = re.compile(r"\s*\([^)]*\)\s*")
 MAX_FALLBACKS = 4
 """Most relaxed forms tried after a query (each is one more search request on zero hits)."""
@@ -129,7 +131,12 @@ def question_entities(question: str) -> list[str]:
                 found.append(value)
         span.clear()
 
-    for word, _start in words:
+    end = 0
+    for word, start in words:
+        # "German, David Guterson": punctuation ends a span, but not a date's "January 2, 2012"
+        if span and _BREAK.search(text, end, start) and not (word.isdigit() and span[-1].isdigit()):
+            close()
+        end = start + len(word)
         capital = word[0].isupper() or (word[0].isdigit() and word.isalnum())
         if capital and not span and word.lower() in QUESTION_WORDS:
             continue
@@ -190,9 +197,9 @@ def comparison_entities(question: str) -> list[str]:
     if len(entities) < 2:
         return []
     choice = re.search(r"(.+?)\s*,?\s+or\s+(.+?)\??$", text)
-    if choice:
-        left = [e for e in entities if e in choice.group(1)]
-        right = [e for e in entities if e in choice.group(2)]
+    if choice:  # the names nearest "or" on each side ("… Russian composer …, A or B": A and B)
+        left = sorted((e for e in entities if e in choice.group(1)), key=choice.group(1).rfind)
+        right = sorted((e for e in entities if e in choice.group(2)), key=choice.group(2).find)
         if left and right:
             return [left[-1], right[0]]
     if COMPARISON_CUES.search(text) or re.match(r"^(are|were|is|was|do|did|does)\b", text, re.I):
