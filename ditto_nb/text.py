@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from text_to_num import alpha2digit
+
 _REMOVED = dict.fromkeys(map(ord, "\u00ad\u200b\u200c\u200d\u2060\ufeff"))
 _WHITESPACE = re.compile(r"\s+")
 
@@ -119,4 +121,12 @@ def uncut(text: str, limit: int) -> str:
     return " ".join(words).rstrip(" ,;:-–(") + " …"
 
 
-__all__ = ["normalize_text", "split_sentences", "uncut"]
+def with_digits(text: str) -> str:
+    """``text`` with its written-out numbers as digits ("an opera in three acts" → "an opera in 3
+    acts", "about seventy species" → "about 70 species"), by text2num's ``alpha2digit`` (English;
+    a lone "one", as in "one of the", and ordinals up to "third" stay words). A reading aid for
+    numbers, not part of :func:`normalize_text`: quotes are never rewritten. Pure."""
+    return str(alpha2digit(text, "en"))
+
+
+__all__ = ["normalize_text", "split_sentences", "uncut", "with_digits"]

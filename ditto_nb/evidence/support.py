@@ -37,7 +37,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ditto_nb.evidence.rank import terms
-from ditto_nb.text import normalize_text, split_sentences
+from ditto_nb.text import normalize_text, split_sentences, with_digits
 
 MIN_COVERAGE = 0.5
 """Least share of a statement's content words that must appear in its support text."""
@@ -141,7 +141,7 @@ def check_support(statement: str, quote: str, *, paragraph: str = "", title: str
     text_stems = {stem(w) for w in WORD.findall(text)}
     support = f"{text} {title}"
     support_stems = text_stems | {stem(w) for w in WORD.findall(title)}
-    support_numbers = _numbers(support)
+    support_numbers = _numbers(support) | _numbers(with_digits(support))  # "five acts" states 5
     reasons: list[str] = []
     absent: list[str] = []
     numbers = sorted(_numbers(statement) - support_numbers)

@@ -33,6 +33,12 @@ def test_mostly_absent_content_words_are_rejected_and_numbers_ignore_separators(
     assert not result.ok and result.coverage < 0.5
 
 
+def test_a_number_written_out_in_the_quote_states_its_digits() -> None:
+    assert check_support("The opera has 3 acts.", "The opera is in three acts.").ok
+    result = check_support("The opera has 4 acts.", "The opera is in three acts.")
+    assert not result.ok and "4" in result.absent
+
+
 def test_answer_words_must_appear_in_quotes() -> None:
     assert answer_in_quotes("Chief of Protocol", ["She served as Chief of Protocol."]).ok
     missing = answer_in_quotes("Greenwich Village", ["She lives in Manhattan."])

@@ -37,7 +37,7 @@ from ditto_nb.patterns.common import run_step
 from ditto_nb.evidence.chunks import chunks_from_page
 from ditto_nb.patterns.common.records import ChunkRecord, PageRecord
 from ditto_nb.patterns.web_qa import prompts, schemas
-from ditto_nb.patterns.web_qa.comparison import NUMBER, YEAR, Order, about, order_of, with_digits, yes_no_order
+from ditto_nb.patterns.web_qa.comparison import NUMBER, YEAR, Order, about, order_of, yes_no_order
 from ditto_nb.patterns.web_qa.rule_set import COMPARE_SIDES
 from ditto_nb.patterns.web_qa.rules import LayerResult, RuleContext
 from ditto_nb.patterns.web_qa.side_by_side import answer_form, asks_both, both_answer, missing_sides
@@ -45,7 +45,7 @@ from ditto_nb.patterns.web_qa.sides import attribute_claims
 from ditto_nb.patterns.web_qa.stage_models import ClaimJson, RuleFiredJson
 from ditto_nb.patterns.web_qa.stages import RunState, Step
 from ditto_nb.runtime.graph import graph
-from ditto_nb.text import normalize_text
+from ditto_nb.text import normalize_text, with_digits
 
 def wants_compare(context: RuleContext, layer: LayerResult, rules_off: frozenset[str]) -> bool:
     """Whether the answer round's draft goes to the compare step rather than the repair.
@@ -84,7 +84,7 @@ _LEADING_YES_NO = re.compile(r"^\s*(yes|no)\b[\s,.;:!-]", re.I)
 def _quantities(text: str, quotes: Sequence[str], dated: bool, names: Sequence[str] = ()) -> dict[float, str]:
     """The years (``dated``) or numbers a side's value states that are written in the side's
     quotes, each with the word after it (its unit). Written-out numbers count as digits
-    (:func:`~ditto_nb.patterns.web_qa.comparison.with_digits`: "three acts" is 3 acts). The
+    (:func:`~ditto_nb.text.with_digits`: "three acts" is 3 acts). The
     compared ``names`` are read out first ("The building at 200 West Street is 749 ft tall": 749)."""
     text, quoted = with_digits(normalize_text(text)), with_digits(normalize_text(" ".join(quotes)))
     for name in names:

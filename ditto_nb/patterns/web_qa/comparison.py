@@ -40,12 +40,11 @@ from collections.abc import Sequence
 from typing import Literal
 
 from countryinfo import CountryInfo
-from text_to_num import alpha2digit
 
 from ditto_nb.evidence.rank import STOP_WORDS
 from ditto_nb.patterns.common.retrieval import names_entity, title_key
 from ditto_nb.patterns.web_qa.stage_models import ClaimJson
-from ditto_nb.text import normalize_text
+from ditto_nb.text import normalize_text, with_digits
 
 Order = Literal["earlier", "later", "more", "fewer"]
 
@@ -111,16 +110,9 @@ def about(claim: ClaimJson, side: str, other: str) -> bool:
     return names_entity(text, side, whole_words=True) and not names_entity(text, other, whole_words=True)
 
 
-def with_digits(text: str) -> str:
-    """``text`` with its written-out numbers as digits ("an opera in three acts" → "an opera in 3
-    acts", "about seventy species" → "about 70 species"), by text2num's ``alpha2digit`` (English;
-    a lone "one", as in "one of the", and ordinals up to "third" stay words). Pure."""
-    return str(alpha2digit(text, "en"))
-
-
 def numbers(text: str) -> list[float]:
     """Numbers of ``text`` that are not years, digits or written out (``9,071`` → 9071.0,
-    ``three acts`` → 3.0: :func:`with_digits`)."""
+    ``three acts`` → 3.0: :func:`~ditto_nb.text.with_digits`)."""
     out = []
     for match in NUMBER.finditer(with_digits(text)):
         token = match.group(0)
@@ -264,4 +256,4 @@ def decide_nationality(question: str, compared: Sequence[str], claims: Sequence[
 
 __all__ = ["NUMBER", "YEAR", "Order", "about", "decide_nationality", "decide_order", "demonym_pattern", "nationality",
            "yes_no_order",
-           "numbers", "with_digits", "order_of", "side_value"]
+           "numbers", "order_of", "side_value"]
