@@ -2,7 +2,8 @@
 
 After the report's findings are judged (quotes, support, review), code picks for each
 sub-question the published findings most likely to answer it (:func:`candidates`: those sharing
-most of its words, among those :func:`answers_question` admits) and, for the topic, every finding
+most of its words, among those :func:`answers_question` admits that state a word only it asks
+about, :func:`own_words`) and, for the topic, every finding
 it admits; one model call judges each (question, finding) pair side by side — ``answers`` or
 ``does not answer``, with a short reason — as the review judges (statement, quote) pairs. Then:
 
@@ -106,19 +107,45 @@ def states_its_words(question: str, c: ConclusionItem) -> bool:
     return sum(1 for w in wanted if any(t.startswith(w) for t in have)) * 2 >= len(wanted)
 
 
-def candidates(question: str, kept: Sequence[ConclusionItem], limit: int = 2) -> list[int]:
+_ASKED_KINDS = frozenset(w[:5] for w in "name year date city country place many much each some kind type".split())
+"""Words that name the kind of answer asked for ("What year …", "How many …"): an answer states
+a year or a count, not the word."""
+
+
+def own_words(question: str, others: Sequence[str]) -> set[str]:
+    """The content words of ``question`` (five-letter prefixes, names and the asked kind of answer
+    left out) that none of the ``others`` (the topic's other sub-questions) has: what this
+    sub-question alone asks about ("fight song" in "What is the name of the fight song associated
+    with this university?" beside "What is the name of the university located in Lawrence?")."""
+    theirs = set().union(*(_wanted(other) for other in others)) if others else set()
+    return _wanted(question) - theirs - _ASKED_KINDS
+
+
+def candidates(question: str, kept: Sequence[ConclusionItem], limit: int = 2, others: Sequence[str] = ()) -> list[int]:
     """The 0-based positions of the published findings code shows the call for ``question``:
-    among those :func:`answers_question` admits, the ones sharing most of its content words and
-    names (all tied for the most, earlier first, at most ``limit``: "Where was the designer born?"
-    shares one word with "… designed by Ilse Marrek" and one with "… was born in Kessendorf")."""
+    among those :func:`answers_question` admits and that state one of its :func:`own_words` (when
+    it has any, beside the topic's ``others`` sub-questions), the ones sharing most of its content
+    words and names (all tied for the most, earlier first, at most ``limit``: "Where was the
+    designer born?" shares one word with "… designed by Ilse Marrek" and one with "… was born in
+    Kessendorf").
+
+    A finding that states none of the words only this sub-question asks about answers another
+    one: the 1.5B coverage call said "University of Kansas is the name of the university" answers
+    "What is the name of the fight song …?", and "Manon has more acts than Parsifal" answers "How
+    many acts does each opera have?" (10 such rows hand-read on earlier runs, all wrong)."""
     wanted, names = _wanted(question), question_entities(question)
+    own = own_words(question, others)
 
     def score(c: ConclusionItem) -> int:
         have = set(terms(_text(c)))
         return (sum(1 for w in wanted if any(t.startswith(w) for t in have))
                 + sum(1 for name in names if names_entity(_text(c), name)))
 
-    scored = [(score(c), i) for i, c in enumerate(kept) if answers_question(question, c)]
+    def states_own(c: ConclusionItem) -> bool:
+        have = set(terms(_text(c)))
+        return not own or any(t.startswith(w) for w in own for t in have)
+
+    scored = [(score(c), i) for i, c in enumerate(kept) if answers_question(question, c) and states_own(c)]
     best = max((sc for sc, _i in scored), default=0)
     return [i for sc, i in scored if sc == best][:limit]
 
@@ -147,7 +174,9 @@ def decide_coverage(ask: Ask, topic: str, coverage: Sequence[CoverageItem], kept
     # The topic: every finding it admits is judged (on a two-hop topic the first hop's finding
     # shares as many of its words as the answer does); its answer is the first judged to answer.
     picked = {0: [i for i, c in enumerate(kept) if answers_question(topic, c)]}
-    picked |= {q: candidates(questions[q], kept) for q, row in enumerate(coverage, start=1) if row["status"] != "conflict"}
+    subs = questions[1:]
+    picked |= {q: candidates(questions[q], kept, others=[o for o in subs if o != questions[q]])
+               for q, row in enumerate(coverage, start=1) if row["status"] != "conflict"}
     # A sub-question a finding restates with its answer is decided by code (states_its_words).
     stated = {q: i for q, found in picked.items() if q > 0
               for i in reversed(found) if states_its_words(questions[q], kept[i])}
@@ -211,4 +240,5 @@ def _with_reasons(rows: Sequence[CoverageItem], note: str) -> list[CoverageItem]
     return out
 
 
-__all__ = ["NO_CALL_LEFT", "STATED", "Answers", "answers_question", "candidates", "decide_coverage", "states_its_words"]
+__all__ = ["NO_CALL_LEFT", "STATED", "Answers", "answers_question", "candidates", "decide_coverage", "own_words",
+           "states_its_words"]

@@ -16,6 +16,7 @@ from ditto_nb.patterns.deep_research.answers import (
     STATED,
     answers_question,
     decide_coverage,
+    own_words,
     states_its_words,
 )
 from ditto_nb.patterns.deep_research.published import summary_of
@@ -90,6 +91,20 @@ def test_a_finding_restates_its_question_only_with_every_name_and_half_its_words
     assert not states_its_words("Where was Hans Marrek born?", BORN)  # a name it does not give
     assert not states_its_words("Which river does the Zarnow Bridge cross?", DESIGNED)  # no asked word
     assert not states_its_words("Which engineer planned the bridge?", DESIGNED)  # no name to match
+
+
+def test_a_finding_stating_no_word_only_its_sub_question_asks_about_is_not_its_candidate() -> None:
+    school: ConclusionItem = {"index": 1, "statement": "The school in Kessendorf is the Marrek Academy.",
+                              "quote": "The school in Kessendorf is the Marrek Academy.", "evidence_id": "E3",
+                              "title": "Marrek Academy"}
+    coverage = _rows("What is the name of the school in Kessendorf?", "What is the name of the anthem of this school?")
+    # "anthem" is the second sub-question's own word; "name" is the kind of answer, "school" is shared
+    assert own_words(coverage[1]["question"], [coverage[0]["question"]]) == {"anthe"}
+    asked, answers = _decide({"verdicts": []}, coverage, [school])
+    assert asked == []  # the first row is decided by code (it restates its question); no pair is left for the call
+    assert [row["status"] for row in answers.coverage] == ["covered", "gap"]
+    assert answers.coverage[0]["reason"] == f"finding 1 answers it: {STATED}"
+    assert answers.coverage[1]["reason"] == "no published finding shares its words"
 
 
 def test_a_refused_pair_or_no_candidate_is_a_gap_with_its_reason() -> None:
