@@ -75,6 +75,9 @@ def order_of(question: str) -> Order | None:
     text = normalize_text(question).lower()
     if re.match(r"^(are|were|is|was|do|did|does|has|have|had|can|could)\b", text):
         return None
+    # "the first Russian composer to …" describes a record holder, it orders nothing ("the first to
+    # be founded" and "born first" do)
+    text = re.sub(r"\bthe (first|last)\s+(?!to\b|one\b)\w+", " ", text)
     for order, cue in _CUES:
         if cue.search(text):
             return order

@@ -34,6 +34,8 @@ ANNIE = claim("Annie Morton was born in 1970.", "Annie Morton (born October 8, 1
     ("Were Shirley Temple and Janet Waldo both American?", None),
     ("Was the Robins Center built first?", None),
     ("Which high jumper is Danish, A or B?", None),
+    ("Who was the first Danish poet to win the prize, A or B?", None),  # a record holder, not an order
+    ("Which was the first to be founded, A or B?", "earlier"),
 ])
 def test_order_of_the_question(question: str, order: str | None) -> None:
     assert order_of(question) == order
