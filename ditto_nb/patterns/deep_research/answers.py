@@ -131,10 +131,16 @@ def candidates(question: str, kept: Sequence[ConclusionItem], limit: int = 2, ot
 
     A finding that states none of the words only this sub-question asks about answers another
     one: the 1.5B coverage call said "University of Kansas is the name of the university" answers
-    "What is the name of the fight song …?", and "Manon has more acts than Parsifal" answers "How
-    many acts does each opera have?" (10 such rows hand-read on earlier runs, all wrong)."""
+    "What is the name of the fight song …?", and Adriana Trigiani's base answers "Which city did
+    Big Stone Gap shoot in?" (7 such rows, 5 distinct, on earlier runs; all wrong by hand). A
+    sub-question asking what another asks about another name ("Which country does Ken Flach play
+    for?" beside "… does Lucie Šafářová play for?") takes only findings naming one of its names: the
+    call said "Ken Flach plays for the United States" answers the second."""
     wanted, names = _wanted(question), question_entities(question)
     own = own_words(question, others)
+    # asked the same as another sub-question about another name ("Which country does A play for?" /
+    # "… does B play for?"): only its names tell it apart, so a finding must name one of them
+    by_name = bool(others) and bool(names) and not own and any(_wanted(o) >= _wanted(question) for o in others)
 
     def score(c: ConclusionItem) -> int:
         have = set(terms(_text(c)))
@@ -143,6 +149,8 @@ def candidates(question: str, kept: Sequence[ConclusionItem], limit: int = 2, ot
 
     def states_own(c: ConclusionItem) -> bool:
         have = set(terms(_text(c)))
+        if by_name:
+            return any(names_entity(_text(c), name) for name in names)
         return not own or any(t.startswith(w) for w in own for t in have)
 
     scored = [(score(c), i) for i, c in enumerate(kept) if answers_question(question, c) and states_own(c)]

@@ -107,6 +107,16 @@ def test_a_finding_stating_no_word_only_its_sub_question_asks_about_is_not_its_c
     assert answers.coverage[1]["reason"] == "no published finding shares its words"
 
 
+def test_a_sub_question_told_apart_only_by_its_name_takes_only_findings_naming_it() -> None:
+    coverage = _rows("Which country does Ilse Marrek play for?", "Which country does Hans Tamm play for?")
+    marrek: ConclusionItem = {"index": 1, "statement": "Ilse Marrek plays for Denmark.",
+                              "quote": "Ilse Marrek plays for Denmark.", "evidence_id": "E5", "title": "Ilse Marrek"}
+    asked, answers = _decide({"verdicts": []}, coverage, [marrek])
+    assert asked == []  # the first row restates its question; the second has no finding naming Hans Tamm
+    assert [row["status"] for row in answers.coverage] == ["covered", "gap"]
+    assert answers.coverage[1]["reason"] == "no published finding shares its words"
+
+
 def test_a_refused_pair_or_no_candidate_is_a_gap_with_its_reason() -> None:
     coverage = _rows("Which engineer planned the bridge?", "Which river does the Zarnow Bridge cross?",
                      "When was the Zarnow Bridge opened?")
