@@ -21,7 +21,7 @@ module runs that one mechanism after the report's grounding:
    yes/no, one side, or a value both sides' quotes state).
 
 An ordering whose quotes state one year or number per side is decided by code first, with no call
-(Web QA's ``compare-order`` rule, :func:`~ditto_nb.patterns.web_qa.comparison.decide_order`). An
+(Web QA's ``compare-order`` rule, :func:`~ditto_nb.patterns.web_qa.comparison.order_decision`). An
 ordering or sameness code cannot decide (:func:`~ditto_nb.patterns.web_qa.compare_step.asks_values`)
 is not published on the call's pick alone: on both halves (2026-12-06) the 1.5B model's pick was
 right for 2 such topics and wrong for 4 ("Which tennis player is younger, John Newcombe or Květa
@@ -43,7 +43,7 @@ from ditto_nb.patterns.common.report_records import ComparedAnswer, ComparedSide
 from ditto_nb.patterns.common.retrieval import comparison_entities
 from ditto_nb.patterns.deep_research import prompts
 from ditto_nb.patterns.deep_research.run_state import Ask, Plan
-from ditto_nb.patterns.web_qa.comparison import about, decide_order, order_of, side_value
+from ditto_nb.patterns.web_qa.comparison import about, order_decision
 from ditto_nb.patterns.web_qa.compare_step import asks_values, side_quotes, sides_answer
 from ditto_nb.patterns.web_qa.schemas import SidesOutput
 from ditto_nb.patterns.web_qa.side_by_side import compared_answer, missing_sides
@@ -105,12 +105,11 @@ def answer_side_by_side(ask: Ask, topic: str, evidence: Sequence[EvidenceItem]) 
     first, second = compared[0], compared[1]
     wanted = attribute_words(topic, compared)
     evidence_ids = {str(item.get("chunk_id", "")): str(item["id"]) for item in evidence}
-    ordered = decide_order(topic, compared, every)
-    order = order_of(topic)
-    if ordered is not None and order is not None:  # each side's quotes state one value: code decides
-        values = [side_value(order, first, second, every), side_value(order, second, first, every)]
-        sides = [_side(first, second, f"{values[0]:g}", every, wanted, evidence_ids),
-                 _side(second, first, f"{values[1]:g}", every, wanted, evidence_ids)]
+    by_order = order_decision(topic, compared, every)
+    if by_order is not None:  # each side's quotes state one value: code decides
+        ordered, a, b = by_order
+        sides = [_side(first, second, f"{a:g}", every, wanted, evidence_ids),
+                 _side(second, first, f"{b:g}", every, wanted, evidence_ids)]
         return Compared({"answer": ordered, "decided_by": "code", "sides": sides})
     sides_shown = side_quotes(compared, every)
     quotes = [q for _side_name, q in sides_shown]

@@ -166,6 +166,14 @@ def decide_order(question: str, compared: Sequence[str], claims: Sequence[ClaimJ
         The winning entity as the question writes it; None when the question is not an ordering
         comparison of two sides, a side has no single value, or the values are equal.
     """
+    decided = order_decision(question, compared, claims)
+    return None if decided is None else decided[0]
+
+
+def order_decision(question: str, compared: Sequence[str],
+                   claims: Sequence[ClaimJson]) -> tuple[str, float, float] | None:
+    """:func:`decide_order` with the two values it compared: ``(winning side, first side's value,
+    second side's value)``, or None when it decides nothing."""
     order = order_of(question)
     if order is None or len(compared) != 2:
         return None
@@ -174,7 +182,7 @@ def decide_order(question: str, compared: Sequence[str], claims: Sequence[ClaimJ
     if a is None or b is None or a == b:
         return None
     smaller_wins = order in ("earlier", "fewer")
-    return first if (a < b) == smaller_wins else second
+    return (first if (a < b) == smaller_wins else second), a, b
 
 
 @functools.cache
@@ -258,5 +266,6 @@ def decide_nationality(question: str, compared: Sequence[str], claims: Sequence[
 
 
 __all__ = ["NUMBER", "YEAR", "Order", "about", "decide_nationality", "decide_order", "demonym_pattern", "nationality",
+           "order_decision",
            "yes_no_order",
            "numbers", "order_of", "side_value"]
