@@ -140,20 +140,18 @@ def candidates(question: str, kept: Sequence[ConclusionItem], limit: int = 2, ot
     own = own_words(question, others)
     # asked the same as another sub-question about another name ("Which country does A play for?" /
     # "… does B play for?"): only its names tell it apart, so a finding must name one of them
-    by_name = bool(others) and bool(names) and not own and any(_wanted(o) >= _wanted(question) for o in others)
+    by_name = bool(others) and bool(names) and not own and any(_wanted(o) >= wanted for o in others)
 
-    def score(c: ConclusionItem) -> int:
-        have = set(terms(_text(c)))
-        return (sum(1 for w in wanted if any(t.startswith(w) for t in have))
-                + sum(1 for name in names if names_entity(_text(c), name)))
+    def score(c: ConclusionItem) -> int | None:
+        """Words and names shared with the question; None when ``c`` is no candidate."""
+        text = _text(c)
+        have, named = set(terms(text)), [name for name in names if names_entity(text, name)]
+        states_own = bool(named) if by_name else not own or any(t.startswith(w) for w in own for t in have)
+        if not states_own or not answers_question(question, c):
+            return None
+        return sum(1 for w in wanted if any(t.startswith(w) for t in have)) + len(named)
 
-    def states_own(c: ConclusionItem) -> bool:
-        have = set(terms(_text(c)))
-        if by_name:
-            return any(names_entity(_text(c), name) for name in names)
-        return not own or any(t.startswith(w) for w in own for t in have)
-
-    scored = [(score(c), i) for i, c in enumerate(kept) if answers_question(question, c) and states_own(c)]
+    scored = [(sc, i) for i, c in enumerate(kept) if (sc := score(c)) is not None]
     best = max((sc for sc, _i in scored), default=0)
     return [i for sc, i in scored if sc == best][:limit]
 
