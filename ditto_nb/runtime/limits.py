@@ -22,6 +22,8 @@ import asyncio
 import contextlib
 import contextvars
 import hashlib
+import logging
+import weakref
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from typing import Literal
@@ -74,8 +76,12 @@ class ConcurrencyLimits:
         return self.per_origin
 
 
+logger = logging.getLogger(__name__)
+
 _ACTIVE: contextvars.ContextVar[ConcurrencyLimits | None] = contextvars.ContextVar("ditto_limits", default=None)
-_CLIENTS: dict[tuple[int, str], aioredis.Redis] = {}
+_CLIENTS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, aioredis.Redis]] = weakref.WeakKeyDictionary()
+"""Event loop → Redis URL → client. Keyed by the loop object itself (held weakly), not ``id(loop)``:
+a later loop may reuse a closed loop's id, and must not be handed a client bound to the dead loop."""
 
 
 @contextlib.contextmanager
@@ -90,26 +96,40 @@ def limits_scope(limits: ConcurrencyLimits | None) -> Iterator[None]:
 
 def _client(url: str) -> aioredis.Redis:
     """One Redis client per (event loop, URL): asyncio clients are bound to their loop."""
-    key = (id(asyncio.get_running_loop()), url)
-    client = _CLIENTS.get(key)
+    clients = _CLIENTS.setdefault(asyncio.get_running_loop(), {})
+    client = clients.get(url)
     if client is None:
         client = aioredis.Redis.from_url(url, socket_connect_timeout=5)
-        _CLIENTS[key] = client
+        clients[url] = client
     return client
 
 
 async def close_limit_clients() -> None:
     """Close the Redis clients of the running event loop (call before the loop ends)."""
-    loop_id = id(asyncio.get_running_loop())
-    for key in [key for key in _CLIENTS if key[0] == loop_id]:
+    for client in _CLIENTS.pop(asyncio.get_running_loop(), {}).values():
         with contextlib.suppress(RedisError):
-            await _CLIENTS.pop(key).aclose()
+            await client.aclose()
 
 
-async def _keep_alive(lock: aioredis.lock.Lock, lease: float) -> None:
+async def _keep_alive(lock: aioredis.lock.Lock, lease: float, done: asyncio.Event) -> None:
+    """Extend ``lock`` to ``lease`` seconds every third of it until ``done`` is set.
+
+    A renewal that fails on a Redis error is retried at the next period (the lease still runs);
+    a lock found no longer held (its lease ran out while this process stalled) is logged and
+    renewal stops.
+    """
     while True:
-        await asyncio.sleep(lease / 3)
-        await lock.extend(lease, replace_ttl=True)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(done.wait(), timeout=lease / 3)
+        if done.is_set():
+            return
+        try:
+            await lock.extend(lease, replace_ttl=True)
+        except LockError as exc:
+            logger.warning("concurrency slot %s lost before its holder finished: %s", lock.name, exc)
+            return
+        except RedisError as exc:
+            logger.warning("renewing concurrency slot %s failed (retried): %s", lock.name, exc)
 
 
 @contextlib.asynccontextmanager
@@ -142,15 +162,18 @@ async def limited(kind: LimitKind, name: str) -> AsyncIterator[None]:
                 await asyncio.sleep(limits.poll_seconds)
     except RedisError as exc:
         raise ContextUnavailable(f"concurrency limit for {kind} {name}: Redis unreachable: {exc}") from exc
-    keeper = asyncio.create_task(_keep_alive(lock, limits.lease_seconds))
+    done = asyncio.Event()
+    keeper = asyncio.create_task(_keep_alive(lock, limits.lease_seconds, done))
     try:
         yield
     finally:
-        keeper.cancel()
-        with contextlib.suppress(asyncio.CancelledError, LockError, RedisError):
+        done.set()  # the keeper returns at its next wake-up, at once
+        try:
             await keeper
-        with contextlib.suppress(LockError, RedisError):  # an expired lease was already freed
-            await lock.release()
+        finally:
+            keeper.cancel()  # a no-op unless this wait was itself cancelled
+            with contextlib.suppress(LockError, RedisError):  # an expired lease was already freed
+                await lock.release()
 
 
 __all__ = ["ConcurrencyLimits", "LimitKind", "close_limit_clients", "limited", "limits_scope"]
