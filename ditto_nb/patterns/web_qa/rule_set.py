@@ -143,7 +143,11 @@ def _asked_kind(ctx: RuleContext, draft: DraftAnswer) -> RuleOutput:
 
 
 def _described_bridge(ctx: RuleContext, draft: DraftAnswer) -> RuleOutput:
-    bridge = described_bridge(ctx.question, draft.text, ctx.bridges) if _answered(draft) else None
+    if not _answered(draft) or draft.decided:
+        return None
+    quotes = [str(c.get("quote", "")) for claim in draft.claims for c in claim.get("citations") or []]
+    pages = [(str(c.get("title", "")), str(c.get("text", ""))) for c in ctx.chunks]
+    bridge = described_bridge(ctx.question, draft.text, ctx.bridges, [*quotes, *ctx.evidence], pages)
     return None if not bridge else (f"answer: {bridge} is the in-between entity the question describes; the "
                                     f"question asks for a fact about {bridge} — answer with that fact, from a "
                                     f"chunk that states it")

@@ -284,6 +284,29 @@ def test_a_compared_sides_page_with_the_asked_qualifier_beats_another_page_of_th
     assert compared_sides("Which album came first, Alien or Battle Beyond the Stars?", candidates, ["b1", "s1"]) == []
 
 
+def test_an_answer_its_own_evidence_calls_the_described_noun_is_a_problem() -> None:
+    # made-up names: the shape of "Where is the company that Sachin Warrier worked for … headquartered?"
+    where = "Where is the company that Anil Varmora worked for as an engineer headquartered?"
+    pages = [("Zentrix Systems", "Zentrix Systems Limited (ZS) is an Indian software company based in Pune. It has 9 offices."),
+             ("Anil Varmora", "Anil Varmora is an engineer. He worked for Zentrix Systems.")]
+    assert described_bridge(where, "Zentrix Systems", [], [], pages) == "Zentrix Systems"
+    assert described_bridge(where, "Pune", [], [], pages) is None  # the fact asked for
+    assert described_bridge(where, "Zentrix Systems", [], [], []) is None  # nothing defines it
+    # a quote defining the answer counts too, with no page of its own
+    assert described_bridge(where, "Zentrix Systems", [], ["Zentrix Systems is a software company."]) == \
+        "Zentrix Systems"
+    # the question asks for the described entity itself
+    assert described_bridge("Which company that Anil Varmora worked for is based in Pune?", "Zentrix Systems", [], [],
+                            pages) is None
+    assert described_bridge("What is the name of the company that Anil Varmora worked for?", "Zentrix Systems", [],
+                            [], pages) is None
+    rhyme = "What was the song index of the nursery rhyme inspiring Quell Tunes?"
+    assert described_bridge(rhyme, "Ottor Drum", [], ['"Ottor Drum" is a Scottish folk song and nursery rhyme.']) \
+        == "Ottor Drum"
+    father = "Who was the father of Kasimir Holm?"
+    assert described_bridge(father, "Piet Holm", [], ["Piet Holm is the father of Kasimir Holm."]) is None
+
+
 def test_an_answer_that_is_the_described_bridge_entity_is_a_problem() -> None:
     # seen on the real wiki: "Shirley Temple" answered her government position
     position = "What government position was held by the woman who portrayed Corliss Archer in the film Kiss and Tell?"
