@@ -303,6 +303,10 @@ def test_an_answer_its_own_evidence_calls_the_described_noun_is_a_problem() -> N
     rhyme = "What was the song index of the nursery rhyme inspiring Quell Tunes?"
     assert described_bridge(rhyme, "Ottor Drum", [], ['"Ottor Drum" is a Scottish folk song and nursery rhyme.']) \
         == "Ottor Drum"
+    base = "Which airplane was the Major testing after whom the base that the 9th Squadron is at is named?"
+    assert described_bridge(base, "Vold Air Force Base", [], [], [  # an initial's full stop ends no clause
+        ("Vold Air Force Base", "Vold Air Force Base (IATA: VFB) is a major U.S. Air Force base in Utah.")]) == \
+        "Vold Air Force Base"
     father = "Who was the father of Kasimir Holm?"
     assert described_bridge(father, "Piet Holm", [], ["Piet Holm is the father of Kasimir Holm."]) is None
 
