@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -44,14 +47,54 @@ def local_client(n_workers: int) -> Any:
     return start(n_workers, dashboard=False)
 
 
+def _closed(client: Any) -> None:
+    cluster = client.cluster
+    client.close()
+    cluster.close()
+
+
 @pytest.fixture(scope="session")
 def client() -> Iterator[Any]:
-    """One LocalCluster (2 workers) for every batch test: starting worker processes dominates the
-    wall time. Tests scale it to the workers they need."""
+    """One LocalCluster (2 workers) for the batch tests that keep every worker alive: starting
+    worker processes dominates the wall time. Tests scale it to the workers they need."""
     client = local_client(2)
     try:
         yield client
     finally:
-        cluster = client.cluster
-        client.close()
-        cluster.close()
+        _closed(client)
+
+
+@pytest.fixture
+def own_client() -> Iterator[Any]:
+    """A LocalCluster (2 workers) for one test that kills a worker: the nanny's restart of the
+    killed process, and any task the kill left behind, stay out of the shared cluster."""
+    client = local_client(2)
+    try:
+        yield client
+    finally:
+        _closed(client)
+
+
+@contextlib.contextmanager
+def watchdog(client: Any, after: float = 120.0) -> Iterator[None]:
+    """Print the cluster's state to stderr once if the block is still running after ``after``
+    seconds (each worker's tasks in processing and the call stacks of the tasks running), so a
+    batch that hangs says where (pytest shows it with the failure)."""
+    done = threading.Event()
+
+    def dump() -> None:
+        if done.wait(after):
+            return
+        with contextlib.suppress(Exception):
+            print(f"watchdog: still running after {after:.0f} s", file=sys.stderr)
+            print(f"processing: {client.processing()}", file=sys.stderr)
+            print(f"workers: {[(w['name'], a) for a, w in client.scheduler_info()['workers'].items()]}", file=sys.stderr)
+            for address, stacks in client.call_stack().items():
+                print(f"call stacks on {address}: {stacks}", file=sys.stderr)
+
+    thread = threading.Thread(target=dump, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()

@@ -19,6 +19,7 @@ from ditto_nb.patterns.common import SearchSetup
 from ditto_nb.runtime.config import MemoryConfig
 from ditto_nb.sandbox import SandboxWeb
 from ditto_nb.testing import ScriptedModel, scripted_runtime_config
+from tests.batch.conftest import watchdog
 from tests.patterns.web_qa.helpers import purpose_of
 
 
@@ -47,12 +48,12 @@ def calls_per_task(model: ScriptedModel) -> Counter[tuple[str, str]]:
 
 
 def test_fifty_tasks_with_a_worker_killed_mid_task(
-    client: Any, web: SandboxWeb, search: SearchSetup, batch_model: ScriptedModel, redis_url: str,
+    own_client: Any, web: SandboxWeb, search: SearchSetup, batch_model: ScriptedModel, redis_url: str,
     memory_config_postgres: MemoryConfig, tmp_path: Path,
 ) -> None:
     """q20's worker is SIGKILLed while q20's select call is in flight: the batch still returns 50
     rows, one per request; q20 is retried on a worker and repeats only the call in flight."""
-    client.cluster.scale(2)
+    client = own_client
     client.wait_for_workers(2, timeout=120)
     killed: list[int] = []
 
@@ -68,8 +69,9 @@ def test_fifty_tasks_with_a_worker_killed_mid_task(
     batch_model.responder = responder
     config = scripted_runtime_config(batch_model, redis_url=redis_url).model_copy(update={"memory": memory_config_postgres})
     requests = requests_for(web, 50)
-    result = run_batch(requests, client, directory=tmp_path / "batch", config=config, search=search,
-                       gold={r["id"]: "1,280 meters" for r in requests}, progress=False)
+    with watchdog(client):
+        result = run_batch(requests, client, directory=tmp_path / "batch", config=config, search=search,
+                           gold={r["id"]: "1,280 meters" for r in requests}, progress=False)
     frame = result.frame.set_index("id")
     assert killed, "the worker was never killed"
     assert list(result.frame["id"]) == [r["id"] for r in requests]  # none lost, none duplicated
@@ -96,8 +98,9 @@ def test_endpoint_limit_of_one_across_four_workers(
     batch_model.latency_seconds = 0.05
     config = scripted_runtime_config(batch_model, redis_url=redis_url)
     limits = ConcurrencyLimits(redis_url, per_endpoint=1, key_prefix=f"test:{tmp_path.name}")
-    result = run_batch(requests_for(web, 8), client, directory=tmp_path / "batch", config=config, search=search,
-                       limits=limits, progress=False)
+    with watchdog(client):
+        result = run_batch(requests_for(web, 8), client, directory=tmp_path / "batch", config=config, search=search,
+                           limits=limits, progress=False)
     assert (result.frame["status"] == "answered").all()
     assert result.frame["worker"].nunique() >= 2  # tasks did run side by side
     assert batch_model.call_count == 32

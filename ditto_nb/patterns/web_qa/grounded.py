@@ -10,6 +10,9 @@ most one:
   side's quotes (:mod:`~ditto_nb.patterns.web_qa.compare_step`);
 - none: the answer stands on its verified, supported claims (failed claims are withheld with
   their reasons, no repair call is spent), or nothing failed;
+- none either, and the task declines: every rule problem says the answer itself is not the asked
+  fact (none is :attr:`~ditto_nb.patterns.web_qa.rules.AnswerRule.mendable`; the step
+  :data:`~ditto_nb.patterns.web_qa.rule_set.REPAIR_MENDABLE_ONLY`, recorded in the trace);
 - ``repair``: otherwise; only the failed claims are sent back with their problems, the claims
   that passed stay, and only the repaired claims are regraded. When no claim passes and the
   repair did not conclude ``insufficient-evidence``, the failed claims are kept in Memory
@@ -35,7 +38,7 @@ from ditto_nb.patterns.web_qa import schemas
 from ditto_nb.patterns.web_qa.compare_step import compare_round, wants_compare
 from ditto_nb.patterns.web_qa.draft_round import draft_round
 from ditto_nb.patterns.web_qa.evaluate import Evaluation, decide_status, merge_claims
-from ditto_nb.patterns.web_qa.rule_set import KEEP_FIRST_ANSWER, RULES
+from ditto_nb.patterns.web_qa.rule_set import KEEP_FIRST_ANSWER, REPAIR_MENDABLE_ONLY, RULES, mendable
 from ditto_nb.patterns.web_qa.rules import DraftAnswer, LayerResult, RuleContext, run_rules
 from ditto_nb.patterns.web_qa.stage_models import AnswerJson, ClaimJson, ReportConflict, RuleFiredJson, SelectedJson
 from ditto_nb.patterns.web_qa.stages import RunState, Step
@@ -131,6 +134,11 @@ def grounded_answer(run: RunState, context: RuleContext, chunks: list[ChunkRecor
                 return _attempt("compare", sides_draft, result, layer, [sides_fired, *layer.fired], result.rejected)
         if (result.problems and not issues and claims) or not (result.problems or issues):
             return None  # the answer stands on its verified, supported claims (or nothing failed)
+        if issues and not mendable(one.draft.layer.fired) and REPAIR_MENDABLE_ONLY not in run.rules_off:
+            one.draft.fired.append({"rule": REPAIR_MENDABLE_ONLY, "phase": "check", "round": "answer",
+                                    "changed": False, "before": draft.answer, "after": draft.answer,
+                                    "note": "no repair: every problem says the answer is not the asked fact"})
+            return None  # declined below: the answer's problems stand
         return (yield from _repair(run, context, shown, one))
 
     grounding: Grounding[WebDraft, ClaimJson, WithheldClaim] = yield from ground(first, second)
@@ -141,7 +149,7 @@ def grounded_answer(run: RunState, context: RuleContext, chunks: list[ChunkRecor
     first_result = grounding.first.draft.result
     stands = final.round == "answer" and bool(first_result.problems) and not issues and bool(claims)
     answer: AnswerJson
-    if final.round == "compare" or stands or (final.round == "repair" and (final.withheld or issues)):
+    if final.round == "compare" or stands or issues or (final.round == "repair" and final.withheld):
         # Failed claims are withheld (with their reasons), never published; an answer its
         # verified quotes do not carry is not published either.
         hint = "insufficient-evidence" if issues else draft.status

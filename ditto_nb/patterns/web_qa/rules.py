@@ -9,7 +9,9 @@ in their one order, in two phases:
 1. ``rewrite``: a rule may return a :class:`Rewrite` (a new answer and claims, e.g. the side an
    ordering comparison's quotes decide for); the first rule that rewrites ends the phase.
 2. ``check``: every rule may return a problem (a string starting with ``answer:``); problems go to
-   the one repair, and a problem left after it makes the task ``insufficient-evidence``.
+   the one repair when one of them is :attr:`AnswerRule.mendable` (a quote is missing), and a
+   problem left after it, or a draft whose every problem says the answer is not the asked fact,
+   makes the task ``insufficient-evidence``.
 
 Every rule that fired is recorded (:class:`RuleFired`: name, phase, whether it changed the
 answer, the answer before and after, a note), kept in the report's ``answer.rules`` and shown by
@@ -114,6 +116,10 @@ class AnswerRule:
         kinds: the question kinds it applies to.
         apply: ``(context, draft) -> Rewrite | problem | None``.
         summary: one line saying what it does (shown by ``ditto-nb show`` and the docs).
+        mendable: a check whose problem the one repair can mend: a quote or claim is missing (the
+            answer may be right, its citation is not). False for a check that finds the answer
+            itself is not the asked fact; a draft whose every problem is of that sort is declined
+            without a repair (see :mod:`~ditto_nb.patterns.web_qa.grounded`).
     """
 
     name: str
@@ -121,6 +127,7 @@ class AnswerRule:
     kinds: frozenset[QuestionKind]
     apply: Callable[[RuleContext, DraftAnswer], RuleOutput]
     summary: str
+    mendable: bool = False
 
 
 RuleFired = RuleFiredJson

@@ -63,6 +63,12 @@ def _names(answer: str, side: str) -> bool:
     return bool(a) and bool(s) and (names_entity(a, s, whole_words=True) or names_entity(s, a, whole_words=True))
 
 
+def named_sides(answer: str, compared: Sequence[str]) -> list[str]:
+    """The compared sides the answer names (every word of one in the other, whole words), in order:
+    ``["The Wild"]`` for ``Wild``; both for ``Keith Bostic or Jerry Glanville``; none for ``American``."""
+    return [side for side in compared if _names(answer, side)]
+
+
 def _quotes(claim: ClaimJson) -> list[str]:
     return [str(c.get("quote", "")) for c in claim.get("citations") or []] + [str(claim.get("claim", ""))]
 
@@ -129,7 +135,7 @@ def compared_answer(question: str, compared: Sequence[str], answer: str,
     form = answer_form(question)
     if form == "yes-no":
         return (("Yes" if text.lower().startswith("yes") else "No"), note) if is_yes_no(text) else None
-    named = [side for side in (first, second) if _names(text, side)]
+    named = named_sides(text, (first, second))
     if form == "side":
         return (named[0], note) if len(named) == 1 else None
     if not named and text and not is_yes_no(text) and all(answer_in_quotes(text, _quotes(c)).ok for c in (mine, theirs)):
@@ -137,4 +143,5 @@ def compared_answer(question: str, compared: Sequence[str], answer: str,
     return None
 
 
-__all__ = ["AnswerForm", "answer_form", "asks_both", "both_answer", "compared_answer", "missing_sides", "side_claim"]
+__all__ = ["AnswerForm", "answer_form", "asks_both", "both_answer", "compared_answer", "missing_sides", "named_sides",
+           "side_claim"]

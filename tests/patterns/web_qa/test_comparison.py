@@ -283,3 +283,24 @@ def test_numbers_and_years_followed_by_a_comma_are_read() -> None:
                     "As of the 2010 census, the population was 47,818, making it the third-least populous county.",
                     "Carroll County, New Hampshire")
     assert decide_order(question, sides, [sullivan, carroll]) == "Carroll County"
+
+
+def test_a_choice_answered_with_neither_or_both_sides_is_a_problem() -> None:
+    # seen on the real wiki: "American" for "Which American film director …, A or B?"; "A or B"
+    from ditto_nb.patterns.web_qa.rule_set import answer_problems
+    from ditto_nb.patterns.web_qa.side_by_side import named_sides
+
+    question = "Which fort has walls painted ochre, Orval Keep or The Brenn Hold?"
+    sides = ["Orval Keep", "The Brenn Hold"]
+    assert named_sides("Brenn Hold", sides) == ["The Brenn Hold"]
+    assert named_sides("Orval Keep or The Brenn Hold", sides) == sides
+    assert named_sides("ochre", sides) == []
+    claims = [{"citations": [{"quote": "Orval Keep is a hill fort whose walls are painted ochre.", "title": "Orval Keep"}]}]
+    assert any("names neither" in p for p in answer_problems(question, "ochre", "answered", claims, compared=sides))
+    assert any("names both" in p for p in answer_problems(question, "Orval Keep or The Brenn Hold", "answered", claims,
+                                                          compared=sides))
+    assert not any("the question asks which" in p for p in answer_problems(question, "Orval Keep", "answered", claims,
+                                                                          compared=sides))
+    # not a choice: a shared value names neither side and is no problem here
+    assert not any("the question asks which" in p for p in answer_problems(
+        "Orval Keep and The Brenn Hold have walls of what colour?", "ochre", "answered", claims, compared=sides))

@@ -70,6 +70,8 @@ CASES: dict[str, tuple[str, str, list[Any], dict[str, Any]]] = {
     "answer-quoted": ("In what year was the Colosseum completed?", "82", [COLOSSEUM], {}),
     "sides-quoted": ("Which band had six members, Letters to Cleo or Screaming Trees?", "Letters to Cleo", [CLEO],
                      {"compared": ("Letters to Cleo", "Screaming Trees")}),
+    "one-side": ("Which band had six members, Letters to Cleo or Screaming Trees?", "Ellensburg", [CLEO, TREES],
+                 {"compared": ("Letters to Cleo", "Screaming Trees")}),
     "asked-kind": ("In what year was the Colosseum completed?", "Titus", [COLOSSEUM], {}),
     "described-bridge": ("What government position was held by the woman who portrayed Corliss Archer?",
                          "Shirley Temple", [TEMPLE], {"bridges": ("Shirley Temple",)}),
@@ -93,7 +95,7 @@ LAYER_NAMES = [rule.name for rule in RULES]
 def test_every_declared_rule_has_a_case() -> None:
     assert set(CASES) == set(LAYER_NAMES)
     assert len(RULE_NAMES) == len(set(RULE_NAMES)) and set(RULE_NAMES) - set(LAYER_NAMES) == {
-        "keep-first-answer", "compare-sides"}
+        "keep-first-answer", "compare-sides", "repair-mendable-only"}
 
 
 @pytest.mark.parametrize("name", LAYER_NAMES)

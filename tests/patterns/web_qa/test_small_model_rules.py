@@ -215,8 +215,8 @@ def test_a_sentence_is_not_a_few_words() -> None:
 async def test_a_repair_answering_with_a_sentence_is_not_published(
     tmp_path: Path, web, search, config, scripted_model
 ) -> None:
-    """The draft answers "Golden Gate" for a what-year question (a repair reason); the repair answers
-    with a sentence whose quotes verify: the task ends insufficient, nothing of it published."""
+    """The draft answers a year its quote does not state (a problem the repair can mend); the repair
+    answers with a sentence whose quotes verify: the task ends insufficient, nothing of it published."""
     sentence = "The Golden Gate Bridge opened to traffic on May 27, 1937."
 
     def draft(chunks: list[tuple[str, str, str]], answer: str) -> dict[str, Any]:
@@ -224,7 +224,7 @@ async def test_a_repair_answering_with_a_sentence_is_not_published(
         return {"status": "answered", "answer": answer,
                 "claims": [{"claim": sentence, "chunk_id": label, "quote": quote}]}
 
-    scripted_model.responder = Script(answer=lambda c: draft(c, "Golden Gate"), repair=lambda c: draft(c, sentence))
+    scripted_model.responder = Script(answer=lambda c: draft(c, "1936"), repair=lambda c: draft(c, sentence))
     report = await run_once(tmp_path / "t", make_request(web, question="In what year did the Golden Gate Bridge open?"),
                             config, search, scripted_model)
     assert report.repaired and report.answer.status == "insufficient-evidence"
