@@ -56,15 +56,16 @@ def wants_compare(context: RuleContext, layer: LayerResult, rules_off: frozenset
         rules_off: names switched off (:data:`COMPARE_SIDES` among them: never).
 
     Returns:
-        True for a two-sided comparison whose draft declined, or whose only problem is a side
-        without a verified claim (``sides-quoted``).
+        True for a two-sided comparison whose draft declined, or whose only problems are a side
+        without a verified claim (``sides-quoted``) or a choice answered with neither or both
+        sides (``one-side``: no answer to the choice yet).
     """
     if len(context.compared) != 2 or COMPARE_SIDES in rules_off:
         return False
     if layer.draft.status != "answered":
         return True
     checks = {f["rule"] for f in layer.fired if f["phase"] == "check"}
-    return checks == {"sides-quoted"}
+    return bool(checks) and checks <= {"sides-quoted", "one-side"}
 
 
 def side_quotes(compared: Sequence[str], claims: Sequence[ClaimJson]) -> list[tuple[str, list[str]]]:

@@ -233,6 +233,22 @@ async def test_a_declined_or_one_sided_comparison_is_answered_from_each_sides_qu
     assert rules[rules.index("compare-sides") + 1] == "side-by-side"
 
 
+async def test_a_choice_answered_with_neither_side_goes_to_the_compare_step(
+    tmp_path: Path, sandbox_factory: Any, config: Any, scripted_model: Any
+) -> None:
+    def neither(chunks: list[tuple[str, str, str]]) -> dict[str, Any]:
+        return {"status": "answered", "answer": "ochre", "claims": [
+            {"chunk_id": _label(chunks, "Orval Keep"), "claim": "Orval Keep has walls painted ochre."},
+            {"chunk_id": _label(chunks, "Brenn Hold"), "claim": "Brenn Hold has walls painted grey."}]}
+
+    script = Script(queries=["Orval Keep", "Brenn Hold"], answer=neither, compare=_compare_from_quotes)
+    report = await _forts(tmp_path, sandbox_factory, config, scripted_model, script)
+    assert "repair" not in script.seen and script.seen.count("compare") == 1
+    assert report.answer.status == "answered" and report.answer.text == "Orval Keep"
+    rules = [r.rule for r in report.answer.rules]
+    assert rules.index("one-side") < rules.index("compare-sides"), rules
+
+
 async def test_with_compare_sides_off_the_repair_runs_instead(
     tmp_path: Path, sandbox_factory: Any, config: Any, scripted_model: Any
 ) -> None:
