@@ -87,7 +87,9 @@ def local_client(n_workers: int = 2, *, dashboard: bool = True) -> Any:
     """Start a ``distributed.LocalCluster`` on 127.0.0.1 and return its ``Client``.
 
     Worker processes (``n_workers``, one thread each: a task runs its own event loop) inherit
-    this process's environment. Close with ``client.close(); client.cluster.close()``.
+    this process's environment and are preloaded with :mod:`ditto_nb.batch.worker_setup` (the
+    task's modules imported before the first task; ``kill -USR1 <pid>`` dumps a worker's stacks).
+    Close with ``client.close(); client.cluster.close()``.
 
     Args:
         n_workers: worker processes.
@@ -96,7 +98,8 @@ def local_client(n_workers: int = 2, *, dashboard: bool = True) -> Any:
     from distributed import Client, LocalCluster
 
     cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True, host="127.0.0.1",  # type: ignore[no-untyped-call]
-                           dashboard_address="127.0.0.1:0" if dashboard else None)
+                           dashboard_address="127.0.0.1:0" if dashboard else None,
+                           preload=["ditto_nb.batch.worker_setup"])
     return Client(cluster)  # type: ignore[no-untyped-call]
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import sys
 import threading
 from collections.abc import Iterator
@@ -77,9 +78,10 @@ def own_client() -> Iterator[Any]:
 
 @contextlib.contextmanager
 def watchdog(client: Any, after: float = 120.0) -> Iterator[None]:
-    """Print the cluster's state to stderr once if the block is still running after ``after``
-    seconds (each worker's tasks in processing and the call stacks of the tasks running), so a
-    batch that hangs says where (pytest shows it with the failure)."""
+    """If the block is still running after ``after`` seconds, print the cluster's state to stderr
+    once (the tasks in processing per worker, each worker's pid) and send each worker ``SIGUSR1``: the
+    preload (:mod:`ditto_nb.batch.worker_setup`) makes it print every thread's stack, even while a
+    thread holds the GIL. So a batch that hangs says where (pytest shows it with the failure)."""
     done = threading.Event()
 
     def dump() -> None:
@@ -88,9 +90,12 @@ def watchdog(client: Any, after: float = 120.0) -> Iterator[None]:
         with contextlib.suppress(Exception):
             print(f"watchdog: still running after {after:.0f} s", file=sys.stderr)
             print(f"processing: {client.processing()}", file=sys.stderr)
-            print(f"workers: {[(w['name'], a) for a, w in client.scheduler_info()['workers'].items()]}", file=sys.stderr)
-            for address, stacks in client.call_stack().items():
-                print(f"call stacks on {address}: {stacks}", file=sys.stderr)
+            pids = {name: nanny.process.process.pid for name, nanny in client.cluster.workers.items()
+                    if nanny.process is not None and nanny.process.process is not None}
+            print(f"worker pids: {pids}", file=sys.stderr)
+            for pid in pids.values():
+                with contextlib.suppress(OSError, TypeError):
+                    os.kill(int(pid), signal.SIGUSR1)
 
     thread = threading.Thread(target=dump, daemon=True)
     thread.start()

@@ -145,3 +145,12 @@ def test_detail_rows_carry_the_report_pages_read_and_calls(
         assert row["pages_read"] and all(url.startswith("https://") for url in row["pages_read"])
         assert [call["purpose"] for call in row["calls"]][:2] == ["plan", "select"]
         assert len(row["calls"]) == row["new_model_calls"] == row["model_calls"]
+
+
+def test_local_workers_are_preloaded_with_the_task_module(own_client: Any) -> None:
+    """local_client's workers (fresh: no task has run on them) import the batch task module at
+    start (ditto_nb.batch.worker_setup), so no first task imports it on two threads at once."""
+    own_client.wait_for_workers(2, timeout=120)
+    # eval of a string: the probe itself imports nothing of ditto_nb on the worker
+    loaded = own_client.run(eval, "'ditto_nb.batch.task' in __import__('sys').modules")
+    assert loaded and all(loaded.values()), loaded
