@@ -8,8 +8,9 @@
   A worker preloaded this way (``distributed`` issue discussions report the same fix for
   first-task stalls) runs its first task with every module in place.
 - It registers :mod:`faulthandler` on ``SIGUSR1``: ``kill -USR1 <worker pid>`` prints every
-  thread's stack to the worker's stderr, even while a thread holds the GIL. A worker's pid is in
-  ``client.scheduler_info()["workers"][address]["pid"]``.
+  thread's stack to the worker's stderr, even while a thread holds the GIL. A responsive
+  worker's pid is ``client.run(os.getpid)[address]``; a frozen one answers no ``run``, and for a
+  ``LocalCluster`` its nanny knows it: ``client.cluster.workers[name].process.process.pid``.
 
 Used by :func:`ditto_nb.batch.local_client`; for a cluster started elsewhere pass
 ``--preload ditto_nb.batch.worker_setup`` to ``dask worker``.

@@ -48,32 +48,29 @@ def local_client(n_workers: int) -> Any:
     return start(n_workers, dashboard=False)
 
 
-def _closed(client: Any) -> None:
-    cluster = client.cluster
-    client.close()
-    cluster.close()
+def _two_workers() -> Iterator[Any]:
+    """A LocalCluster client with 2 workers, closed (client, then cluster) after use."""
+    client = local_client(2)
+    try:
+        yield client
+    finally:
+        cluster = client.cluster
+        client.close()
+        cluster.close()
 
 
 @pytest.fixture(scope="session")
 def client() -> Iterator[Any]:
     """One LocalCluster (2 workers) for the batch tests that keep every worker alive: starting
     worker processes dominates the wall time. Tests scale it to the workers they need."""
-    client = local_client(2)
-    try:
-        yield client
-    finally:
-        _closed(client)
+    yield from _two_workers()
 
 
 @pytest.fixture
 def own_client() -> Iterator[Any]:
     """A LocalCluster (2 workers) for one test that kills a worker: the nanny's restart of the
     killed process, and any task the kill left behind, stay out of the shared cluster."""
-    client = local_client(2)
-    try:
-        yield client
-    finally:
-        _closed(client)
+    yield from _two_workers()
 
 
 @contextlib.contextmanager

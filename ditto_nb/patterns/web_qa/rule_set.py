@@ -255,12 +255,14 @@ RULE_NAMES: tuple[str, ...] = (*(rule.name for rule in RULES), KEEP_FIRST_ANSWER
 :data:`COMPARE_SIDES` and :data:`REPAIR_MENDABLE_ONLY`."""
 
 
+_MENDABLE: frozenset[str] = frozenset(rule.name for rule in RULES if rule.mendable)
+
+
 def mendable(fired: Sequence[RuleFiredJson]) -> bool:
     """Whether a round's rule trace holds a problem the repair can mend: no check problem at all,
     or one from a :attr:`~ditto_nb.patterns.web_qa.rules.AnswerRule.mendable` rule."""
-    names = {rule.name for rule in RULES if rule.mendable}
     checks = [f["rule"] for f in fired if f["phase"] == "check"]
-    return not checks or any(name in names for name in checks)
+    return not checks or any(name in _MENDABLE for name in checks)
 
 
 def answer_problems(question: str, answer: str, status: str, claims: Sequence[ClaimJson],
