@@ -165,17 +165,22 @@ async def research_topic(q: Question, target: WikiTarget, config: RuntimeConfig,
                            "coverage": [{"question": r.get("question"), "status": r.get("status"), "gap": r.get("gap"),
                                          "reason": r.get("reason", "")}
                                         for r in report.coverage],
+                           "review": {"repaired": report.review.get("repaired"), "ok": report.review.get("ok")},
                            "conclusions": [{"statement": c.statement, "quote": c.quote, "title": c.title}
                                            for c in report.conclusions],
                            "withheld": [{"statement": w.get("statement"), "reasons": w.get("reasons")}
                                         for w in (withheld or [])],
-                           "rounds": [{"queries": r.get("queries"), "new_evidence": r.get("new_evidence"),
+                           "rounds": [{"queries": r.get("queries"), "reads": r.get("reads"),
+                                       "new_evidence": r.get("new_evidence"), "assessed": r.get("assessed"),
                                        "next_queries": r.get("next_queries"), "stop_reason": r.get("stop_reason")}
                                       for r in report.rounds],
                            "budgets": report.budgets}}
     except DittoError as exc:
         row |= {"stop_reason": f"failed: {type(exc).__name__}", "published": 0, "supported": 0}
     finally:
+        # [purpose, prompt tokens, completion tokens, seconds] per model call made in this run
+        row["by_purpose"] = [[c.purpose or "?", c.prompt_tokens, c.completion_tokens, round(c.seconds, 3)]
+                             for c in app.infer.calls]
         await app.close()
     read = set(target.titles_since(mark))
     row |= {"seconds": round(time.perf_counter() - started, 1), "pages_read": len(read),

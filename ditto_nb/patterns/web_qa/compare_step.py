@@ -38,7 +38,7 @@ from ditto_nb.evidence.chunks import chunks_from_page
 from ditto_nb.patterns.common.records import ChunkRecord, PageRecord
 from ditto_nb.patterns.web_qa import prompts, schemas
 from ditto_nb.patterns.web_qa.comparison import NUMBER, YEAR, Order, about, order_of, yes_no_order
-from ditto_nb.patterns.web_qa.rule_set import COMPARE_SIDES
+from ditto_nb.patterns.web_qa.rule_set import COMPARE_SIDES, compares
 from ditto_nb.patterns.web_qa.rules import LayerResult, RuleContext
 from ditto_nb.patterns.web_qa.side_by_side import answer_form, asks_both, both_answer, missing_sides
 from ditto_nb.patterns.web_qa.sides import attribute_claims
@@ -56,16 +56,13 @@ def wants_compare(context: RuleContext, layer: LayerResult, rules_off: frozenset
         rules_off: names switched off (:data:`COMPARE_SIDES` among them: never).
 
     Returns:
-        True for a two-sided comparison whose draft declined, or whose only problems are a side
-        without a verified claim (``sides-quoted``) or a choice answered with neither or both
-        sides (``one-side``: no answer to the choice yet).
+        True for a two-sided comparison whose draft declined, or whose only problems say it is not
+        yet the comparison's answer (rules declared with ``compares``: a side without a verified
+        claim, a choice answered with neither or both sides; :func:`~.rule_set.compares`).
     """
     if len(context.compared) != 2 or COMPARE_SIDES in rules_off:
         return False
-    if layer.draft.status != "answered":
-        return True
-    checks = {f["rule"] for f in layer.fired if f["phase"] == "check"}
-    return bool(checks) and checks <= {"sides-quoted", "one-side"}
+    return layer.draft.status != "answered" or compares(layer.fired)
 
 
 def side_quotes(compared: Sequence[str], claims: Sequence[ClaimJson]) -> list[tuple[str, list[str]]]:

@@ -220,8 +220,9 @@ RULES: tuple[AnswerRule, ...] = (
     AnswerRule("answer-quoted", "check", _ALL, _answer_quoted, "the answer's words are in its quotes and claims",
                mendable=True),
     AnswerRule("sides-quoted", "check", _COMPARISON, _sides_quoted, "each compared side has a verified claim",
-               mendable=True),
-    AnswerRule("one-side", "check", _COMPARISON, _one_side, "a choice's answer names one of its two sides"),
+               mendable=True, compares=True),
+    AnswerRule("one-side", "check", _COMPARISON, _one_side, "a choice's answer names one of its two sides",
+               compares=True),
     AnswerRule("asked-kind", "check", _ALL, _asked_kind, "a year, number or person when the question asks one"),
     AnswerRule("described-bridge", "check", _SINGLE, _described_bridge, "not the in-between entity described"),
     AnswerRule("tied-years", "check", _ALL, _tied_years, "not a name the quotes tie the question's years away from"),
@@ -256,6 +257,7 @@ RULE_NAMES: tuple[str, ...] = (*(rule.name for rule in RULES), KEEP_FIRST_ANSWER
 
 
 _MENDABLE: frozenset[str] = frozenset(rule.name for rule in RULES if rule.mendable)
+_COMPARES: frozenset[str] = frozenset(rule.name for rule in RULES if rule.compares)
 
 
 def mendable(fired: Sequence[RuleFiredJson]) -> bool:
@@ -263,6 +265,14 @@ def mendable(fired: Sequence[RuleFiredJson]) -> bool:
     or one from a :attr:`~ditto_nb.patterns.web_qa.rules.AnswerRule.mendable` rule."""
     checks = [f["rule"] for f in fired if f["phase"] == "check"]
     return not checks or any(name in _MENDABLE for name in checks)
+
+
+def compares(fired: Sequence[RuleFiredJson]) -> bool:
+    """Whether a round's rule trace holds check problems and every one of them is from a
+    :attr:`~ditto_nb.patterns.web_qa.rules.AnswerRule.compares` rule (the draft is not yet a
+    comparison's answer; the compare step decides it)."""
+    checks = {f["rule"] for f in fired if f["phase"] == "check"}
+    return bool(checks) and checks <= _COMPARES
 
 
 def answer_problems(question: str, answer: str, status: str, claims: Sequence[ClaimJson],
@@ -299,5 +309,5 @@ def answer_problems(question: str, answer: str, status: str, claims: Sequence[Cl
     return problems
 
 
-__all__ = ["COMPARE_SIDES", "KEEP_FIRST_ANSWER", "REPAIR_MENDABLE_ONLY", "RULES", "RULE_NAMES", "answer_problems",
+__all__ = ["COMPARE_SIDES", "KEEP_FIRST_ANSWER", "REPAIR_MENDABLE_ONLY", "RULES", "RULE_NAMES", "answer_problems", "compares",
            "mendable"]

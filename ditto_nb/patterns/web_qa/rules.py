@@ -120,6 +120,10 @@ class AnswerRule:
             answer may be right, its citation is not). False for a check that finds the answer
             itself is not the asked fact; a draft whose every problem is of that sort is declined
             without a repair (see :mod:`~ditto_nb.patterns.web_qa.grounded`).
+        compares: a check whose problem means the draft is not yet a comparison's answer (a side
+            without a verified claim, a choice naming neither side): a draft whose every problem
+            is of that sort goes to the compare step instead of the repair
+            (:func:`~ditto_nb.patterns.web_qa.compare_step.wants_compare`).
     """
 
     name: str
@@ -128,6 +132,7 @@ class AnswerRule:
     apply: Callable[[RuleContext, DraftAnswer], RuleOutput]
     summary: str
     mendable: bool = False
+    compares: bool = False
 
 
 RuleFired = RuleFiredJson

@@ -86,3 +86,16 @@ async def test_a_missing_quote_still_goes_to_the_repair(
     assert script.seen.count("repair") == 1
     assert report.answer.status == "answered" and report.answer.text == "ochre"
     assert "answer-quoted" in [r.rule for r in report.answer.rules]
+
+
+def test_only_not_yet_compared_problems_go_to_the_compare_step() -> None:
+    """``compares``: every check problem must say the draft is not yet the comparison's answer."""
+    from ditto_nb.patterns.web_qa.rule_set import RULES, compares
+
+    def check(rule: str) -> Any:
+        return {"rule": rule, "phase": "check", "round": "answer", "changed": False, "before": "x", "after": "x",
+                "note": "answer: x"}
+
+    assert {rule.name for rule in RULES if rule.compares} == {"sides-quoted", "one-side"}
+    assert compares([check("sides-quoted")]) and compares([check("one-side"), check("sides-quoted")])
+    assert not compares([]) and not compares([check("sides-quoted"), check("answer-quoted")])
