@@ -33,6 +33,18 @@ def test_comparison_entities() -> None:
     assert comparison_entities("Were the documentaries One Big Hapa Family and A Film Unfinished directed by the same "
                                "person?") == ["One Big Hapa Family", "Film Unfinished"]
     assert comparison_entities("Are Vanessa and Le roi malgré lui of the same kind?") == ["Vanessa", "Le roi malgré lui"]
+    # a trailing lower-case stop word is the question's verb
+    assert comparison_entities("Do Mara Quell and Ilse Tamm have the same nationality?") == ["Mara Quell", "Ilse Tamm"]
+
+
+def test_the_asked_nationality_after_both_is_no_word_of_a_name() -> None:
+    assert sorted(comparison_entities("Are both Mara Quell and Ilse Tamm American?")) == ["Ilse Tamm", "Mara Quell"]
+    assert sorted(comparison_entities("Are both Oren Vale Dask and Ilse Tamm Argentinian authors?")) == [
+        "Ilse Tamm", "Oren Vale Dask"]
+    # without "both", or as the earlier side, a name keeps its last word
+    assert comparison_entities("Is The Quiet American older than Red Fen?") == ["Quiet American", "Red Fen"]
+    assert sorted(comparison_entities("Are both The Quiet American and Red Fen novels?")) == ["Quiet American",
+                                                                                              "Red Fen"]
 
 
 def test_punctuation_ends_a_name_and_a_choice_takes_the_names_nearest_or() -> None:

@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ditto_nb.evidence.rank import STOP_WORDS, bm25_rank, terms
+from ditto_nb.patterns.common.demonyms import without_asked_nationality
 from ditto_nb.text import normalize_text
 
 CONNECTORS = frozenset("of and the de la le von van der du del da di for & 's".split())
@@ -81,8 +82,9 @@ def _pair_side(span: str) -> str:
     span = re.sub(r"^(?:[a-z]+\s+)+(?=[A-Z0-9\"“])", "", span.strip())
     span = re.sub(r"^(the|a|an)\s+", "", span, flags=re.I)
     tail = re.search(r"(?:\s+[a-z]+)+$", span)
-    if tail and tail.start() > 0 and re.search(r"[a-z](?:ed|s)\b", tail.group(0)):
-        span = span[:tail.start()]
+    if tail and tail.start() > 0 and (re.search(r"[a-z](?:ed|s)\b", tail.group(0))
+                                      or all(w in STOP_WORDS for w in tail.group(0).split())):
+        span = span[:tail.start()]  # "Nathalie Sarraute have": a verb of the question
     return _clean(span)
 
 
@@ -203,8 +205,9 @@ def comparison_entities(question: str) -> list[str]:
         if left and right:
             return [left[-1], right[0]]
     if COMPARISON_CUES.search(text) or re.match(r"^(are|were|is|was|do|did|does)\b", text, re.I):
-        return entities[:2]
+        return without_asked_nationality(text, entities[:2])
     return []
+
 
 
 def relaxations(query: str, entities: Sequence[str], limit: int = MAX_FALLBACKS) -> tuple[str, ...]:

@@ -26,7 +26,8 @@ Rules:
   side is the demonym (countryinfo's list of 226, plus English/Scottish/Welsh compared as British
   and Korean as South Korean) that a claim about it (its text, else its quote) puts after
   ``is a``/``was an`` (up to two lower-case words between: ``was an award-winning American``).
-  Both sides' words equal → ``yes``; different → ``no``; a ``both <Demonym> …`` question compares
+  Both sides' words equal → ``yes``; different → ``no``; a ``both <Demonym> …`` (or ``both A and B
+  <Demonym> …``) question compares
   each side with the asked word, and says ``yes`` only when each side's claims also state the
   words after it (``both South Korean boy groups``: "group" too). One side without a word decides
   nothing.
@@ -39,9 +40,8 @@ import re
 from collections.abc import Sequence
 from typing import Literal
 
-from countryinfo import CountryInfo
-
 from ditto_nb.evidence.rank import STOP_WORDS
+from ditto_nb.patterns.common.demonyms import demonyms, nation
 from ditto_nb.patterns.common.retrieval import names_entity, title_key
 from ditto_nb.patterns.web_qa.stage_models import ClaimJson
 from ditto_nb.text import normalize_text, with_digits
@@ -56,9 +56,6 @@ _CUES: tuple[tuple[Order, re.Pattern[str]], ...] = (
     ("fewer", re.compile(r"\b(fewer|fewest|less|least|smaller|smallest|shorter|shortest|lower|lowest|lighter)\b")),
 )
 YEAR = re.compile(r"(?<!\d)(?<!\d[,.])(1\d{3}|20\d{2})(?!\d|[,.]\d)")
-_NATIONS = {"english": "british", "scottish": "british", "welsh": "british", "northern irish": "british",
-            "korean": "south korean", "argentine": "argentinean", "icelandic": "icelander", "slovenian": "slovene"}
-"""Nationality words countryinfo lacks, mapped to the one they are compared as."""
 NUMBER = re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?!\d|,\d)|(?<![\w.])(?<!\d,)\d+(?:\.\d+)?(?!\w|,\d)")
 
 
@@ -187,17 +184,13 @@ def order_decision(question: str, compared: Sequence[str],
 
 @functools.cache
 def demonym_pattern() -> re.Pattern[str]:
-    """``is a/was an [≤2 lower-case words] <Demonym>``, demonyms from countryinfo plus :data:`_NATIONS`."""
-    names = {part.strip() for info in CountryInfo.all().values() for part in
-             re.split(r"[,/]", str(info.get("demonym") or "")) if part.strip()}
-    names |= {n.title() for n in _NATIONS}
-    alternation = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
-    return re.compile(r"\b(?:is|was|are|were)\s+(?:an?|the)\s+(?:[a-z][\w-]*\s+){0,2}?(" + alternation + r")\b")
-
-
-def _nation(word: str) -> str:
-    key = word.lower()
-    return _NATIONS.get(key, key)
+    """``is a/was an [≤2 modifiers] <Demonym>``: the modifiers are lower-case words or a
+    ``<Demonym>-born`` (``was a French-born American director`` is American: a birthplace is not a
+    nationality, so a demonym followed by ``-born`` is never the match). Demonyms:
+    :func:`~ditto_nb.patterns.common.demonyms.demonyms`."""
+    alternation = "|".join(re.escape(n) for n in sorted(demonyms(), key=len, reverse=True))
+    return re.compile(r"\b(?:is|was|are|were)\s+(?:an?|the)\s+(?:(?:[a-z][\w-]*|[A-Z][\w]*-born)\s+){0,2}?("
+                      + alternation + r")\b(?!-born)")
 
 
 def nationality(side: str, other: str, claims: Sequence[ClaimJson]) -> str | None:
@@ -219,7 +212,17 @@ def nationality(side: str, other: str, claims: Sequence[ClaimJson]) -> str | Non
             if match is not None:
                 found.add(match.group(1))
                 break
-    return found.pop() if len({_nation(f) for f in found}) == 1 else None
+    return found.pop() if len({nation(f) for f in found}) == 1 else None
+
+
+def _asked_after(text: str, both: int, compared: Sequence[str]) -> str:
+    """What a ``both`` question asks, up to its question mark: the words right after ``both``
+    ("both American actors"), or, when both compared names follow ``both``, the words after the
+    later one ("both A and B American")."""
+    lowered = text.lower()
+    ends = [at + len(side) for side in compared if (at := lowered.rfind(side.lower())) > both]
+    start = max(ends) if len(ends) == len(compared) else both + len("both")
+    return text[start:].split("?")[0].strip(" ,")
 
 
 def decide_nationality(question: str, compared: Sequence[str], claims: Sequence[ClaimJson]) -> str | None:
@@ -241,20 +244,21 @@ def decide_nationality(question: str, compared: Sequence[str], claims: Sequence[
     nouns: list[str] = []
     if not re.search(r"\bsame (nationality|country)\b", text, re.I):
         both = re.search(r"\bboth\s+([^?]+)", text)
+        phrase = _asked_after(text, both.start(), compared) if both else ""
         prefix = "is a "
-        asked_match = demonym_pattern().match(f"{prefix}{both.group(1)}") if both else None
-        if both is None or asked_match is None or asked_match.start(1) != len(prefix):
-            return None  # "both" not directly followed by a nationality word
+        asked_match = demonym_pattern().match(f"{prefix}{phrase}") if phrase else None
+        if asked_match is None or asked_match.start(1) != len(prefix):
+            return None  # no nationality word right after "both" or after the compared names
         asked = asked_match.group(1)
-        nouns = [w for w in re.findall(r"[a-z]{3,}", both.group(1)[asked_match.end(1) - len(prefix):].lower())
+        nouns = [w for w in re.findall(r"[a-z]{3,}", phrase[asked_match.end(1) - len(prefix):].lower())
                  if w not in STOP_WORDS]
     first, second = compared
     a, b = nationality(first, second, claims), nationality(second, first, claims)
     if a is None or b is None:
         return None
     if asked is None:
-        return "yes" if _nation(a) == _nation(b) else "no"
-    if not _nation(a) == _nation(b) == _nation(asked):
+        return "yes" if nation(a) == nation(b) else "no"
+    if not nation(a) == nation(b) == nation(asked):
         return "no"
     # "both South Korean boy groups": yes only when each side's claims also state the noun
     for side, other in ((first, second), (second, first)):

@@ -196,6 +196,21 @@ def test_nationality_comparisons_are_decided_from_each_sides_demonym() -> None:
     assert nationality("Morgan Lee", "Method Man", [name]) is None
 
 
+def test_both_a_and_b_then_the_nationality_word_is_decided_and_a_birthplace_is_no_nationality() -> None:
+    from ditto_nb.patterns.web_qa.comparison import decide_nationality, nationality
+
+    quell = claim("Mara Quell is an American writer.", "Mara Quell (born 1950) is an American television writer.",
+                  "Mara Quell")
+    tamm = claim("Ilse Tamm was a director.", "Ilse Tamm (1885 – 1959) was a French-born American film director.",
+                 "Ilse Tamm")
+    assert nationality("Ilse Tamm", "Mara Quell", [tamm]) == "American"  # not "French" of "French-born"
+    sides = ["Mara Quell", "Ilse Tamm"]
+    assert decide_nationality("Are both Mara Quell and Ilse Tamm American?", sides, [quell, tamm]) == "yes"
+    assert decide_nationality("Are both Mara Quell and Ilse Tamm French?", sides, [quell, tamm]) == "no"
+    # the words after the asked nationality must be stated too ("writers": only one side says so)
+    assert decide_nationality("Are both Mara Quell and Ilse Tamm American writers?", sides, [quell, tamm]) is None
+
+
 def test_both_needs_the_nationality_word_right_after_it_and_the_noun_stated() -> None:
     from ditto_nb.patterns.web_qa.comparison import decide_nationality
 
