@@ -43,7 +43,7 @@ from ditto_nb.patterns.common.report_records import ComparedAnswer, ComparedSide
 from ditto_nb.patterns.common.retrieval import comparison_entities
 from ditto_nb.patterns.deep_research import prompts
 from ditto_nb.patterns.deep_research.run_state import Ask, Plan
-from ditto_nb.patterns.web_qa.comparison import about, order_decision
+from ditto_nb.patterns.web_qa.comparison import about, order_decision, value_text
 from ditto_nb.patterns.web_qa.compare_step import asks_values, side_quotes, sides_answer
 from ditto_nb.patterns.web_qa.schemas import SidesOutput
 from ditto_nb.patterns.web_qa.side_by_side import compared_answer, missing_sides
@@ -108,8 +108,8 @@ def answer_side_by_side(ask: Ask, topic: str, evidence: Sequence[EvidenceItem]) 
     by_order = order_decision(topic, compared, every)
     if by_order is not None:  # each side's quotes state one value: code decides
         ordered, a, b = by_order
-        sides = [_side(first, second, f"{a:g}", every, wanted, evidence_ids),
-                 _side(second, first, f"{b:g}", every, wanted, evidence_ids)]
+        sides = [_side(first, second, value_text(a), every, wanted, evidence_ids),
+                 _side(second, first, value_text(b), every, wanted, evidence_ids)]
         return Compared({"answer": ordered, "decided_by": "code", "sides": sides})
     sides_shown = side_quotes(compared, every)
     quotes = [q for _side_name, q in sides_shown]

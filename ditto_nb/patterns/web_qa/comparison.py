@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import functools
 import re
+from datetime import date, timedelta
 from collections.abc import Sequence
 from typing import Literal
 
@@ -140,15 +141,59 @@ def side_value(order: Order, side: str, other: str, claims: Sequence[ClaimJson])
     for claim in about_side:
         text = normalize_text(str(claim.get("claim", "")))
         if order in ("earlier", "later"):
-            found = YEAR.search(text)
-            if found is None:
-                quotes = [normalize_text(str(c.get("quote", ""))) for c in claim.get("citations") or []]
-                found = next((m for m in (YEAR.search(q) for q in quotes) if m), None)
-            if found is not None:
-                values.add(float(found.group(1)))
+            # the first year of the claim, else of its quotes; its day from a text that dates it
+            texts = [text] + [normalize_text(str(c.get("quote", ""))) for c in claim.get("citations") or []]
+            years = [dated_year(t, m) for t in texts if (m := YEAR.search(t)) is not None]
+            if years:
+                values.add(next((v for v in years if int(v) == int(years[0]) and not v.is_integer()), years[0]))
         else:
             values.update(numbers(text))
+    if order in ("earlier", "later") and len({int(v) for v in values}) == 1 < len(values):
+        days = {v for v in values if not v.is_integer()}  # "born in 1941" beside "June 20, 1941"
+        return days.pop() if len(days) == 1 else float(int(values.pop()))
     return values.pop() if len(values) == 1 else None
+
+
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+           "november", "december")
+_DAY_MONTH = re.compile(r"(?:\b(\d{1,2})\s+(" + "|".join(_MONTHS) + r")|\b(" + "|".join(_MONTHS)
+                        + r")\s+(\d{1,2}),?)\s+$", re.I)
+"""A day and month written right before a year: ``20 June`` / ``June 20,`` (Wikipedia's two forms)."""
+
+
+def dated_year(text: str, year: re.Match[str]) -> float:
+    """The year :data:`YEAR` matched in ``text``, as a number a full date orders within the year.
+
+    ``June 20, 1941`` → 1941 + day-of-year / 367 (1941.469…), ``20 June 1941`` the same; a year with
+    no day and month written right before it stays whole (1941.0), so two values of the same year
+    are ordered only when both have a day (:func:`order_decision`).
+
+    Args:
+        text: the text the year was found in.
+        year: the :data:`YEAR` match.
+
+    Returns:
+        The value (years).
+    """
+    value = int(year.group(1))
+    day_month = _DAY_MONTH.search(text[:year.start(1)])
+    if day_month is None:
+        return float(value)
+    day = int(day_month.group(1) or day_month.group(4))
+    month = _MONTHS.index((day_month.group(2) or day_month.group(3)).lower()) + 1
+    try:
+        return value + date(value, month, day).timetuple().tm_yday / 367
+    except ValueError:  # "31 February": the year alone
+        return float(value)
+
+
+def value_text(value: float) -> str:
+    """A compared value as written for a reader: a dated year (:func:`dated_year`) as its ISO date
+    (``1941-06-20``), any other value as the number (``1941``, ``3``, ``9071.5``)."""
+    year = int(value)
+    if value.is_integer() or not 1000 <= year <= 2099:
+        return f"{value:g}"
+    return (date(year, 1, 1) + timedelta(days=round((value - year) * 367) - 1)).isoformat()
 
 
 def decide_order(question: str, compared: Sequence[str], claims: Sequence[ClaimJson]) -> str | None:
@@ -178,6 +223,8 @@ def order_decision(question: str, compared: Sequence[str],
     a, b = side_value(order, first, second, claims), side_value(order, second, first, claims)
     if a is None or b is None or a == b:
         return None
+    if order in ("earlier", "later") and int(a) == int(b) and (a.is_integer() or b.is_integer()):
+        return None  # the same year, and one side states no day: nothing is decided
     smaller_wins = order in ("earlier", "fewer")
     return (first if (a < b) == smaller_wins else second), a, b
 
@@ -270,6 +317,6 @@ def decide_nationality(question: str, compared: Sequence[str], claims: Sequence[
 
 
 __all__ = ["NUMBER", "YEAR", "Order", "about", "decide_nationality", "decide_order", "demonym_pattern", "nationality",
-           "order_decision",
+           "order_decision", "dated_year", "value_text",
            "yes_no_order",
            "numbers", "order_of", "side_value"]

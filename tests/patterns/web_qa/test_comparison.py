@@ -196,6 +196,28 @@ def test_nationality_comparisons_are_decided_from_each_sides_demonym() -> None:
     assert nationality("Morgan Lee", "Method Man", [name]) is None
 
 
+def test_two_births_in_one_year_are_ordered_by_their_days_and_only_then() -> None:
+    from ditto_nb.patterns.web_qa.comparison import order_decision, value_text
+
+    quell = claim("Mara Quell was born in 1941.", "Mara Quell (born June 20, 1941) is a German physicist.", "Mara Quell")
+    tamm = claim("Ilse Tamm was born on 15 September 1941.", "Ilse Tamm (born 15 September 1941) is a Polish pilot.",
+                 "Ilse Tamm")
+    question, sides = "Who was born first, Ilse Tamm or Mara Quell?", ["Ilse Tamm", "Mara Quell"]
+    decided = order_decision(question, sides, [quell, tamm])
+    assert decided is not None and decided[0] == "Mara Quell"  # the claim's year, its day from the quote
+    assert [value_text(v) for v in decided[1:]] == ["1941-09-15", "1941-06-20"]
+    younger = order_decision("Who is younger, Ilse Tamm or Mara Quell?", sides, [quell, tamm])
+    assert younger is not None and younger[0] == "Ilse Tamm"
+    # the same year and one side without a day: nothing is decided
+    bare = claim("Ilse Tamm was born in 1941.", "Ilse Tamm (born 1941) is a Polish pilot.", "Ilse Tamm")
+    assert order_decision(question, sides, [quell, bare]) is None
+    # different years still decide with or without days; plain numbers print as numbers
+    older = claim("Ilse Tamm was born in 1939.", "Ilse Tamm (born 1939) is a Polish pilot.", "Ilse Tamm")
+    earlier = order_decision(question, sides, [quell, older])
+    assert earlier is not None and earlier[0] == "Ilse Tamm"
+    assert value_text(1939.0) == "1939" and value_text(3.0) == "3"
+
+
 def test_both_a_and_b_then_the_nationality_word_is_decided_and_a_birthplace_is_no_nationality() -> None:
     from ditto_nb.patterns.web_qa.comparison import decide_nationality, nationality
 
