@@ -42,6 +42,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 from ditto_nb.evidence.rank import STOP_WORDS
+from ditto_nb.evidence.support import stem
 from ditto_nb.patterns.common.demonyms import demonyms, nation
 from ditto_nb.patterns.common.retrieval import names_entity, title_key
 from ditto_nb.patterns.web_qa.stage_models import ClaimJson
@@ -68,11 +69,13 @@ def order_of(question: str) -> Order | None:
 
     Returns:
         ``earlier``, ``later``, ``more`` or ``fewer``; None when no cue is present or the question
-        is a yes/no question (``Are/Were/Is/Did …``).
+        is a yes/no question (``Are/Were/Is/Did …``) or asks ``how many``/``how much`` (a difference).
     """
     text = normalize_text(question).lower()
     if re.match(r"^(are|were|is|was|do|did|does|has|have|had|can|could)\b", text):
         return None
+    if re.match(r"^how (many|much)\b", text):
+        return None  # "How many more titles did A win than B?" asks a difference, not a side
     # "the first Russian composer to …" describes a record holder, it orders nothing ("the first to
     # be founded" and "born first" do)
     text = re.sub(r"\bthe (first|last)\s+(?!to\b|one\b)\w+", " ", text)
@@ -111,6 +114,42 @@ def about(claim: ClaimJson, side: str, other: str) -> bool:
     return names_entity(text, side, whole_words=True) and not names_entity(text, other, whole_words=True)
 
 
+def counted_unit(question: str) -> list[str]:
+    """The comparison keys (:func:`~ditto_nb.evidence.support.stem`) of the noun a ``more``/``fewer``
+    question counts: the content words right after its cue, before ``,``, ``?``, ``than`` or ``or``
+    ("Which genus has more species, A or B?" → ``["speci"]``; "more constant members" → both
+    words); ``[]`` when the cue is followed by no noun ("Which is larger: A or B").
+
+    Args:
+        question: the question as asked.
+
+    Returns:
+        Comparison keys, in order.
+    """
+    text = normalize_text(question).lower()
+    for order, cue in _CUES:
+        if order not in ("more", "fewer"):
+            continue
+        match = cue.search(text)
+        if match is not None:
+            phrase = re.split(r"[,?:;]|\b(?:than|or|between|in|of|on|at|by|for|from|to|with)\b",
+                              text[match.end():])[0]
+            return [stem(w) for w in re.findall(r"[a-z]{3,}", phrase) if w not in STOP_WORDS][:2]
+    return []
+
+
+def _counted(text: str, unit: Sequence[str]) -> list[float]:
+    """The numbers of ``text`` whose next word is a word of ``unit`` ("about 70 species" → 70;
+    "WWV 111" is no count of acts, and "plans to open sixty new stores" no count of stores)."""
+    digits = with_digits(text)
+    out = []
+    for match in NUMBER.finditer(digits):
+        after = re.match(r"\s+([A-Za-z]+)", digits[match.end():])
+        if after is not None and stem(after.group(1).lower()) in unit:
+            out.append(float(match.group(0).replace(",", "")))
+    return out
+
+
 def numbers(text: str) -> list[float]:
     """Numbers of ``text`` that are not years, digits or written out (``9,071`` → 9071.0,
     ``three acts`` → 3.0: :func:`~ditto_nb.text.with_digits`)."""
@@ -123,7 +162,8 @@ def numbers(text: str) -> list[float]:
     return out
 
 
-def side_value(order: Order, side: str, other: str, claims: Sequence[ClaimJson]) -> float | None:
+def side_value(order: Order, side: str, other: str, claims: Sequence[ClaimJson],
+               unit: Sequence[str] = ()) -> float | None:
     """The value one side is compared by, read from the claims about it, or None.
 
     Args:
@@ -131,6 +171,8 @@ def side_value(order: Order, side: str, other: str, claims: Sequence[ClaimJson])
         side: the compared entity as the question writes it.
         other: the other compared entity (a claim naming both is about neither).
         claims: the verified claims (report JSON: ``claim`` and ``citations`` with ``quote``, ``title``).
+        unit: the counted noun's keys (:func:`counted_unit`): when given, only numbers of that
+            noun are read ("an opera in three acts", not its "WWV 111").
 
     Returns:
         A year (``earlier``/``later``) or a number (``more``/``fewer``); None when the claims
@@ -147,7 +189,7 @@ def side_value(order: Order, side: str, other: str, claims: Sequence[ClaimJson])
             if years:
                 values.add(next((v for v in years if int(v) == int(years[0]) and not v.is_integer()), years[0]))
         else:
-            values.update(numbers(text))
+            values.update(_counted(text, unit) if unit else numbers(text))
     if order in ("earlier", "later") and len({int(v) for v in values}) == 1 < len(values):
         days = {v for v in values if not v.is_integer()}  # "born in 1941" beside "June 20, 1941"
         return days.pop() if len(days) == 1 else float(int(values.pop()))
@@ -220,7 +262,12 @@ def order_decision(question: str, compared: Sequence[str],
     if order is None or len(compared) != 2:
         return None
     first, second = compared
-    a, b = side_value(order, first, second, claims), side_value(order, second, first, claims)
+    # the counted noun's numbers when both sides state one ("three acts" against "five acts"),
+    # else every number (one side counting members, the other listing them, is read as before)
+    unit = counted_unit(question)
+    a, b = side_value(order, first, second, claims, unit), side_value(order, second, first, claims, unit)
+    if not unit or a is None or b is None:
+        a, b = side_value(order, first, second, claims), side_value(order, second, first, claims)
     if a is None or b is None or a == b:
         return None
     if order in ("earlier", "later") and int(a) == int(b) and (a.is_integer() or b.is_integer()):
@@ -317,6 +364,6 @@ def decide_nationality(question: str, compared: Sequence[str], claims: Sequence[
 
 
 __all__ = ["NUMBER", "YEAR", "Order", "about", "decide_nationality", "decide_order", "demonym_pattern", "nationality",
-           "order_decision", "dated_year", "value_text",
+           "order_decision", "dated_year", "value_text", "counted_unit",
            "yes_no_order",
            "numbers", "order_of", "side_value"]

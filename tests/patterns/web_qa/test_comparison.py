@@ -196,6 +196,29 @@ def test_nationality_comparisons_are_decided_from_each_sides_demonym() -> None:
     assert nationality("Morgan Lee", "Method Man", [name]) is None
 
 
+def test_a_count_comparison_reads_the_numbers_of_the_counted_noun() -> None:
+    from ditto_nb.patterns.web_qa.comparison import counted_unit, decide_order, order_of
+
+    assert counted_unit("Which genus has more species, Red Fen or Tusk?") == ["speci"]
+    assert counted_unit("Which peak is higher: Oren Peak or Tusk") == []
+    fen = claim("Red Fen is a genus.", "Red Fen (RF 111) is a genus of about 20 species of grasses.", "Red Fen")
+    tusk = claim("Tusk is a genus.", "Tusk is a genus of 6 species of aquatic plants.", "Tusk")
+    question, sides = "Which genus has more species, Red Fen or Tusk?", ["Red Fen", "Tusk"]
+    fen_claim = claim("Red Fen (RF 111) is a genus of about 20 species of grasses.",
+                      "Red Fen (RF 111) is a genus of about 20 species of grasses.", "Red Fen")
+    tusk_claim = claim("Tusk is a genus of 6 species of aquatic plants.", "Tusk is a genus of 6 species of aquatic plants.",
+                       "Tusk")
+    assert decide_order(question, sides, [fen_claim, tusk_claim]) == "Red Fen"  # 20 species, not "RF 111"
+    assert decide_order(question, sides, [fen, tusk]) is None  # the claims state no number
+    # a planned number is no count ("plans to open sixty new stores"): every number is read, two disagree
+    plans = claim("Tusk has 5 shops and plans to open sixty new stores.", "Tusk has 5 shops and plans to open sixty "
+                  "new stores.", "Tusk")
+    shops = claim("Red Fen has about 14 stores.", "Red Fen has about 14 stores.", "Red Fen")
+    assert decide_order("Who has more stores, Red Fen or Tusk?", sides, [shops, plans]) is None
+    # "how many more …" asks a difference, not a side
+    assert order_of("How many more titles did Red Fen win than Tusk?") is None
+
+
 def test_two_births_in_one_year_are_ordered_by_their_days_and_only_then() -> None:
     from ditto_nb.patterns.web_qa.comparison import order_decision, value_text
 
