@@ -16,12 +16,17 @@ Rules:
   looked for first, so ``more recently`` is ``later``.
 - **One side's value** (:func:`side_value`): from the claims about that side — a claim whose
   citation comes from the side's page (title) or whose text names it and not the other side. For
-  ``earlier``/``later`` the first year (1000–2099) the claim text states, else its quote; for
-  ``more``/``fewer`` the only number (not a year; digits or written out, "three acts") the claim
-  texts state. Two different values for
-  one side, or none, leave the comparison undecided.
+  ``earlier``/``later`` the first year (1000–2099) the claim text states, else its quote, ordered
+  within the year by the day and month written before it in either (:func:`dated_year`: "June
+  20, 1941", "20 June 1941"); for ``more``/``fewer`` the only number (not a year; digits or
+  written out, "three acts") the claim texts state, or, when the question names the counted noun
+  ("more species", :func:`counted_unit`) and both sides state a number right before it, that
+  number ("an opera in three acts", not its catalogue number "WWV 111"). Two different values
+  for one side, or none, leave the comparison undecided. ``How many more …`` asks a difference
+  and orders no side.
 - **The decision** (:func:`decide_order`): the side with the smaller (``earlier``, ``fewer``) or
-  larger value, written as the question writes it; equal values decide nothing.
+  larger value, written as the question writes it; equal values decide nothing, and neither do
+  two dates of one year when a side states no day.
 - **Nationality** (:func:`nationality`, :func:`decide_nationality`): the nationality word of a
   side is the demonym (countryinfo's list of 226, plus English/Scottish/Welsh compared as British
   and Korean as South Korean) that a claim about it (its text, else its quote) puts after
