@@ -98,8 +98,9 @@ def defining_clause(side: str, other: str, claims: Sequence[ClaimJson]) -> str |
 
 def _is_subject(before: str, side: str) -> bool:
     """Whether the words before ``is a`` are the side (a word of its name) or a pronoun, not a
-    relative clause about someone else (``…, who is a``)."""
-    sentence = re.split(r"[.;!?]\s", before)[-1]
+    relative clause about someone else (``…, who is a``). A parenthesis is left out first: a lead's
+    "(] ; born 3 September 1953)" holds a ``;`` that ends no sentence."""
+    sentence = re.split(r"[.;!?]\s", re.sub(r"\([^()]*\)", " ", before))[-1]
     if re.search(r"\b(who|which|that|whose)\s*$", sentence, re.I):
         return False
     if re.match(r"\s*(he|she|it|they)\b", sentence, re.I):

@@ -102,3 +102,9 @@ def test_types_of_is_read_as_the_kind_after_it() -> None:
     from ditto_nb.patterns.web_qa.kinds import asked_kind
     assert asked_kind("Are Waste Land and Shikashika both types of drinks?", ["Waste Land", "Shikashika"]) == ["drinks"]
     assert asked_kind("Are A and B both a kind of cheese?", ["A", "B"]) == ["cheese"]
+
+
+def test_a_semicolon_inside_the_leads_parenthesis_ends_no_sentence() -> None:
+    text = "Ilse Tamm (] ; born 3 September 1953) is a French film director and screenwriter."
+    lead = claim(text, text, "Ilse Tamm")
+    assert defining_clause("Ilse Tamm", "Mara Quell", [lead]) == "french film director and screenwriter"
