@@ -165,7 +165,8 @@ async def research_topic(q: Question, target: WikiTarget, config: RuntimeConfig,
                            "coverage": [{"question": r.get("question"), "status": r.get("status"), "gap": r.get("gap"),
                                          "reason": r.get("reason", "")}
                                         for r in report.coverage],
-                           "review": {"repaired": report.review.get("repaired"), "ok": report.review.get("ok")},
+                           "review": {"repaired": report.review.get("repaired"), "ok": report.review.get("ok"),
+                                      "from_repair": report.review.get("from_repair")},
                            "conclusions": [{"statement": c.statement, "quote": c.quote, "title": c.title}
                                            for c in report.conclusions],
                            "withheld": [{"statement": w.get("statement"), "reasons": w.get("reasons")}

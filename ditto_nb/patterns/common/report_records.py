@@ -97,7 +97,8 @@ class VerdictItem(TypedDict, total=False):
 @with_config(_OPEN)
 class ReviewSummary(TypedDict, total=False):
     """The report's review record: ``ok``, ``problems``, ``repaired``, ``model_checked`` and,
-    after a model review, ``dropped`` and ``verdicts``."""
+    after a model review, ``dropped`` and ``verdicts``; after a repair, ``from_repair``: the
+    statements of the published findings the first draft did not state (what the repair added)."""
 
     ok: bool
     problems: list[str]
@@ -105,6 +106,7 @@ class ReviewSummary(TypedDict, total=False):
     model_checked: bool
     dropped: list[str]
     verdicts: list[VerdictItem]
+    from_repair: list[str]
 
 
 class ComparedSide(TypedDict):

@@ -254,6 +254,9 @@ def synthesize(ask: Ask, request: ResearchRequest, plan: PlanDump, evidence: lis
         review["problems"], review["model_checked"] = list(done["verdict"]["problems"]), True
         review["dropped"] = done["problems"] if done["kept"] else []
         review["verdicts"] = list(done["verdict"]["verdicts"])
+        if grounding.repaired:  # what the repair added to the published findings
+            drafted = {str(c.get("statement", "")) for c in grounding.first.draft.text.get("conclusions", [])}
+            review["from_repair"] = [str(c["statement"]) for c in kept if str(c["statement"]) not in drafted]
     rows, answer, compared = list(coverage), None, Compared(None)
     if stop_reason != "clarification" and selected:
         compared = yield from answer_side_by_side(ask, request.question, evidence)

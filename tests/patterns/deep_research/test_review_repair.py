@@ -59,6 +59,7 @@ def test_failed_review_gets_one_repair_then_publishes(
     assert len(reviewer.repair_prompts) == 1 and PROBLEM in reviewer.repair_prompts[0]  # the repair saw why
     assert report.review["repaired"] is True and report.review["ok"] is True
     assert any("designed by engineer Ilse Marrek" == c.quote for c in report.conclusions)
+    assert report.review["from_repair"] == []  # the repair restated the first draft's finding
     published = (tmp_path / "task" / "output" / "report.json").read_text()
     assert report.id in published
     assert (tmp_path / "task" / "output" / "report.md").exists()
@@ -138,3 +139,25 @@ def test_quote_still_unverifiable_after_repair_is_withheld_not_fatal(
     assert report.status == "partial" and report.unknowns
     assert all(row["status"] == "gap" for row in report.coverage)
     assert (tmp_path / "task" / "output" / "report.json").exists()
+
+
+def test_the_review_record_names_the_findings_the_repair_added(
+    sandbox_factory: Any, scripted_model: Any, config: Any, tmp_path: Path
+) -> None:
+    web = sandbox_factory(bridge_corpus())
+    reviewer = Reviewer(failures=1)
+
+    def responder(request: dict[str, Any]) -> Any:
+        reply = reviewer(request)
+        if reviewer.script.purposes[-1] == "repair":
+            for c in reply.get("conclusions", []):
+                c["statement"] = "Engineer Ilse Marrek designed the Zarnow Bridge."
+        return reply
+
+    scripted_model.responder = responder
+    report = run(web, config, tmp_path / "task", make_request(web))
+    assert isinstance(report, ResearchReport)
+    assert report.review["repaired"] is True
+    published = [c.statement for c in report.conclusions]
+    assert "Engineer Ilse Marrek designed the Zarnow Bridge." in published
+    assert report.review["from_repair"] == ["Engineer Ilse Marrek designed the Zarnow Bridge."]
