@@ -40,10 +40,10 @@ from typing import cast
 from ditto_nb.errors import BudgetExceeded
 from ditto_nb.patterns.common.records import ChunkRecord, EvidenceItem
 from ditto_nb.patterns.common.report_records import ComparedAnswer, ComparedSide
-from ditto_nb.patterns.common.retrieval import comparison_entities
+from ditto_nb.patterns.common.retrieval import comparison_entities, names_entity
 from ditto_nb.patterns.deep_research import prompts
 from ditto_nb.patterns.deep_research.run_state import Ask, Plan
-from ditto_nb.patterns.web_qa.comparison import about, order_decision, value_text
+from ditto_nb.patterns.web_qa.comparison import about, order_decision, order_of, value_text
 from ditto_nb.patterns.web_qa.compare_step import asks_values, side_quotes, sides_answer
 from ditto_nb.patterns.web_qa.schemas import SidesOutput
 from ditto_nb.patterns.web_qa.side_by_side import compared_answer, missing_sides
@@ -77,6 +77,25 @@ def _side(side: str, other: str, value: str, claims: Sequence[ClaimJson], wanted
     citation = max(cited, key=lambda c: (attribute_score(str(c["quote"]), wanted), -cited.index(c)))
     return {"side": side, "value": value, "quote": str(citation["quote"]),
             "evidence_id": evidence_ids.get(str(citation["chunk_id"]), ""), "title": str(citation.get("title", ""))}
+
+
+ORDERING_WITHHELD = ("it orders the compared sides; an ordering is published only side by side, from one "
+                     "quoted value per side")
+"""The reason a finding that orders the two compared sides is withheld (:func:`orders_sides`)."""
+
+
+def orders_sides(topic: str, statement: str) -> bool:
+    """Whether a finding orders a comparison topic's two sides ("Annie Morton is older than Terry
+    Richardson"): it names both and an ordering word (:func:`~ditto_nb.patterns.web_qa.comparison.order_of`).
+
+    Such a finding is the model's pick, not a comparison of two quoted values: measured on the
+    check half, the 1.5B drafter wrote "Annie Morton is older than Terry Richardson" in three runs
+    beside the side-by-side answer "Terry Richardson" (1965 against 1970), which code decided from
+    the two birth dates. The ordering is published as the side-by-side answer only.
+    """
+    sides = comparison_entities(topic)
+    return (len(sides) == 2 and all(names_entity(statement, side) for side in sides)
+            and order_of(statement) is not None)
 
 
 def answer_side_by_side(ask: Ask, topic: str, evidence: Sequence[EvidenceItem]) -> Plan[Compared]:
@@ -127,4 +146,4 @@ def answer_side_by_side(ask: Ask, topic: str, evidence: Sequence[EvidenceItem]) 
     return Compared({"answer": published[0], "decided_by": "code" if decided is not None else "model", "sides": sides})
 
 
-__all__ = ["Compared", "answer_side_by_side"]
+__all__ = ["ORDERING_WITHHELD", "Compared", "answer_side_by_side", "orders_sides"]

@@ -19,7 +19,10 @@ Rejected findings of the first draft, and a failed review, go to the one repair 
 reasons; findings still rejected after it are dropped and listed as *withheld* (never published as
 conclusions; the report lists them with their reasons); findings the first review passed stay published when the repaired draft leaves them
 out (the repair rewrites the whole draft); a second failed review publishes only the findings it explicitly called supported. Coverage is then recomputed from what is published
-(:func:`~ditto_nb.patterns.deep_research.published.published_coverage`).
+(:func:`~ditto_nb.patterns.deep_research.published.published_coverage`). A finding that orders a
+comparison topic's two sides ("A is older than B") is withheld: an ordering is published only as
+the side-by-side answer, from one quoted value per side
+(:func:`~ditto_nb.patterns.deep_research.compared.orders_sides`).
 """
 
 from __future__ import annotations
@@ -47,7 +50,7 @@ from ditto_nb.patterns.deep_research import prompts, schemas
 from ditto_nb.patterns.deep_research.schemas import DraftDump, FindingDump, PlanDump, ReviewDump
 from ditto_nb.patterns.deep_research.evidence import entity_pages, select_for_report
 from ditto_nb.patterns.deep_research.answers import decide_coverage
-from ditto_nb.patterns.deep_research.compared import Compared, answer_side_by_side
+from ditto_nb.patterns.deep_research.compared import ORDERING_WITHHELD, Compared, answer_side_by_side, orders_sides
 from ditto_nb.patterns.deep_research.published import published_coverage, summary_of
 from ditto_nb.patterns.deep_research.report import (
     CitedConclusion,
@@ -260,6 +263,8 @@ def synthesize(ask: Ask, request: ResearchRequest, plan: PlanDump, evidence: lis
     rows, answer, compared = list(coverage), None, Compared(None)
     if stop_reason != "clarification" and selected:
         compared = yield from answer_side_by_side(ask, request.question, evidence)
+    withheld += [_withheld(c, [ORDERING_WITHHELD]) for c in kept if orders_sides(request.question, str(c["statement"]))]
+    kept = [c for c in kept if not orders_sides(request.question, str(c["statement"]))]
     if stop_reason != "clarification":
         answers = yield from decide_coverage(ask, request.question, coverage, kept, withheld)
         rows, answer = answers.coverage, answers.topic

@@ -76,6 +76,23 @@ def test_an_ordering_is_decided_by_code_from_the_two_values(
     assert [s["value"] for s in report.compared["sides"]] == ["1931", "1925"]
 
 
+def test_a_finding_that_orders_the_sides_is_withheld_beside_the_side_by_side_answer(
+        sandbox_factory: Any, scripted_model: Any, config: Any, tmp_path: Path) -> None:
+    from ditto_nb.patterns.deep_research.compared import ORDERING_WITHHELD, orders_sides
+
+    topic = "Which was completed first, the Zarnow Bridge or the Kessel Bridge?"
+    ordering = "Kessel Bridge was completed in 1925, earlier than the Zarnow Bridge"
+    assert orders_sides(topic, ordering + ".") and not orders_sides(topic, "Kessel Bridge was completed in 1925.")
+    _script, report = _bridges(sandbox_factory, scripted_model, config, tmp_path, topic,
+                               "The Zarnow Bridge was completed in 1931.", f"The {ordering}.",
+                               Rule("Which bridge was completed earlier?", ordering))
+    assert report.compared is not None and report.compared["answer"] == "Kessel Bridge"
+    assert all("earlier than" not in c.statement for c in report.conclusions)
+    [withheld] = [w for w in report.withheld if "earlier than" in w["statement"]]
+    assert withheld["reasons"] == [ORDERING_WITHHELD]
+    assert "Also established" not in report.summary  # the quote stays, as the side's value, not as a finding
+
+
 def test_an_ordering_code_cannot_read_is_not_published_on_the_models_pick(
         sandbox_factory: Any, scripted_model: Any, config: Any, tmp_path: Path) -> None:
     script, report = _bridges(sandbox_factory, scripted_model, config, tmp_path,
