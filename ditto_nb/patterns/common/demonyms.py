@@ -1,6 +1,6 @@
 """Nationality words (demonyms): which words name a nationality, and which one each is compared as.
 
-The list is countryinfo's demonyms (226 countries and territories: ``American``, ``Argentinean``,
+Country names are countryinfo's (256). The list of nationality words is countryinfo's demonyms (226 countries and territories: ``American``, ``Argentinean``,
 ``South Korean``) plus the words of :data:`NATIONS` it lacks. Both patterns use it: a question's
 entities (:func:`~ditto_nb.patterns.common.retrieval.comparison_entities`: "Are both A and B
 American?" compares A and B, not "B American") and the nationality comparisons of Web QA
@@ -48,6 +48,19 @@ def is_demonym(word: str) -> bool:
     return word.lower() in _lower()
 
 
+@functools.cache
+def _nation_pattern() -> re.Pattern[str]:
+    names = {str(info.get("name") or key) for key, info in CountryInfo.all().items()} | set(demonyms())
+    alternation = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    return re.compile(rf"\b(?:{alternation})\b", re.I)
+
+
+def nations_named(text: str) -> set[str]:
+    """The countries and nationality words ``text`` names (countryinfo's 256 country names and the
+    :func:`demonyms`), lower case: "Ken Flach plays for the United States" → ``{"united states"}``."""
+    return {m.group(0).lower() for m in _nation_pattern().finditer(text)}
+
+
 def without_asked_nationality(question: str, sides: list[str]) -> list[str]:
     """The compared sides of ``Are both A and B American?`` without the asked nationality word.
 
@@ -73,4 +86,4 @@ def without_asked_nationality(question: str, sides: list[str]) -> list[str]:
     return [" ".join(words[:-1]) if side == last else side for side in sides]
 
 
-__all__ = ["NATIONS", "demonyms", "is_demonym", "nation", "without_asked_nationality"]
+__all__ = ["NATIONS", "demonyms", "is_demonym", "nation", "nations_named", "without_asked_nationality"]

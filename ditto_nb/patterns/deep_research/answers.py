@@ -29,17 +29,21 @@ says so in each reason.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ditto_nb.errors import BudgetExceeded
 from ditto_nb.evidence.rank import terms
+from ditto_nb.patterns.common.demonyms import nations_named
 from ditto_nb.patterns.common.report_records import ConclusionItem, CoverageItem, WithheldFinding
 from ditto_nb.patterns.common.retrieval import names_entity, question_entities
 from ditto_nb.patterns.deep_research import prompts, schemas
 from ditto_nb.patterns.deep_research.coverage import addresses
 from ditto_nb.patterns.deep_research.published import published_coverage
 from ditto_nb.patterns.deep_research.run_state import Ask, Plan
+from ditto_nb.patterns.web_qa.comparison import YEAR
+from ditto_nb.text import normalize_text, with_digits
 
 NO_CALL_LEFT = "decided by the drafter's sub-question numbers (no model call left for the coverage call)"
 """The reason on every row when the coverage call could not be made."""
@@ -92,19 +96,51 @@ def answers_question(question: str, c: ConclusionItem) -> bool:
 
 def states_its_words(question: str, c: ConclusionItem) -> bool:
     """Whether finding ``c``'s statement restates ``question`` with its answer: every name the
-    question gives (:func:`~ditto_nb.patterns.common.retrieval.question_entities`, at least one) and
-    at least half of its other content words (five-letter prefixes).
+    question gives (:func:`~ditto_nb.patterns.common.retrieval.question_entities`, at least one),
+    every one of its other content words but the asked kind of answer (five-letter prefixes; at
+    least one such word: "Who was Annie Morton?" is not restated by any sentence naming her), and
+    the asked kind itself (:func:`states_asked_kind`: a year for "What year"/"When", a country
+    for "Which country", a number for "How many").
 
     Such a pair is decided ``covered`` by code, without the coverage call: the 1.5B model said
     "does not answer" for "Nancy Sinatra wrote 'These Boots Are Made for Walkin'" beside "Who wrote
-    'These Boots Are Made for Walkin'?" (README, hand read of coverage rows).
+    'These Boots Are Made for Walkin'?" (README, hand read of coverage rows). Half of the words
+    were enough before 2026-12-07; then "The album … was released in 2000" covered "In which
+    country was the album … released?" and an Apple Remote finding "Are there any smart home
+    devices that can be controlled by the Apple Remote?" (hand read: 6 of the 16 stored pairs it
+    decided were wrong; with all the words and the asked kind, none of the 6 and 1 of the 10 right
+    ones go to the call instead).
     """
     names = question_entities(question)
     statement = str(c["statement"])
     if not names or not all(names_entity(statement, name) for name in names):
         return False
-    wanted, have = _wanted(question), set(terms(statement))
-    return sum(1 for w in wanted if any(t.startswith(w) for t in have)) * 2 >= len(wanted)
+    wanted, have = _wanted(question) - _ASKED_KINDS, set(terms(statement))
+    return (bool(wanted) and all(any(t.startswith(w) for t in have) for w in wanted)
+            and states_asked_kind(question, statement))
+
+
+def states_asked_kind(question: str, statement: str) -> bool:
+    """Whether ``statement`` gives the kind of answer ``question`` asks for, when it asks one a
+    sentence shows by its form: a year the question does not hold ("What year …", "When …"), a
+    country or nationality it does not name ("Which country …"), a number it does not hold ("How
+    many …"). True for any other question.
+
+    Args:
+        question: a sub-question.
+        statement: a finding's statement.
+
+    Returns:
+        Whether the asked kind is stated.
+    """
+    q = normalize_text(question).lower()
+    if re.search(r"\b(what|which) (year|date)\b", q) or re.match(r"^\s*when\b", q):
+        return bool(set(YEAR.findall(statement)) - set(YEAR.findall(question)))
+    if re.search(r"\b(what|which) (country|nationality)\b", q):
+        return bool(nations_named(statement) - nations_named(question))
+    if re.search(r"\bhow (many|much)\b", q):
+        return bool(set(re.findall(r"\d[\d,.]*", with_digits(statement))) - set(re.findall(r"\d[\d,.]*", question)))
+    return True
 
 
 _ASKED_KINDS = frozenset(w[:5] for w in "name year date city country place many much each some kind type".split())
@@ -247,4 +283,4 @@ def _with_reasons(rows: Sequence[CoverageItem], note: str) -> list[CoverageItem]
 
 
 __all__ = ["NO_CALL_LEFT", "STATED", "Answers", "answers_question", "candidates", "decide_coverage", "own_words",
-           "states_its_words"]
+           "states_asked_kind", "states_its_words"]

@@ -17,6 +17,7 @@ from ditto_nb.patterns.deep_research.answers import (
     answers_question,
     decide_coverage,
     own_words,
+    states_asked_kind,
     states_its_words,
 )
 from ditto_nb.patterns.deep_research.published import summary_of
@@ -86,11 +87,25 @@ def test_code_picks_the_finding_and_the_call_judges_each_pair() -> None:
     assert answers.topic == 1
 
 
-def test_a_finding_restates_its_question_only_with_every_name_and_half_its_words() -> None:
+def test_a_finding_restates_its_question_only_with_every_name_every_word_and_the_asked_kind() -> None:
     assert states_its_words("Where was Ilse Marrek born?", BORN)
     assert not states_its_words("Where was Hans Marrek born?", BORN)  # a name it does not give
     assert not states_its_words("Which river does the Zarnow Bridge cross?", DESIGNED)  # no asked word
     assert not states_its_words("Which engineer planned the bridge?", DESIGNED)  # no name to match
+    # every other content word, not half of them ("smart home" is what is asked)
+    remote: ConclusionItem = {**DESIGNED, "statement": "The Zarnow Remote is a device that controls the bridge lights."}
+    assert not states_its_words("Are there smart home devices controlled by the Zarnow Remote?", remote)
+    # a question with only its names ("Who was …?") is restated by no sentence naming them
+    assert not states_its_words("Who was Ilse Marrek?", BORN)
+    # the asked kind by its form: a year, a country, a number the question does not hold
+    opened: ConclusionItem = {**DESIGNED, "statement": "The Zarnow Bridge was opened in 1931."}
+    assert states_its_words("What year was the Zarnow Bridge opened?", opened)
+    assert not states_its_words("In which country was the Zarnow Bridge opened?", opened)
+    abroad: ConclusionItem = {**DESIGNED, "statement": "The Zarnow Bridge was opened in Poland."}
+    assert states_its_words("In which country was the Zarnow Bridge opened?", abroad)
+    assert not states_its_words("When was the Zarnow Bridge opened?", abroad)
+    assert states_asked_kind("How many arches does the Zarnow Bridge have?", "The Zarnow Bridge has three arches.")
+    assert not states_asked_kind("How many arches does the Zarnow Bridge have?", "The Zarnow Bridge has arches.")
 
 
 def test_a_finding_stating_no_word_only_its_sub_question_asks_about_is_not_its_candidate() -> None:
@@ -140,7 +155,9 @@ def test_a_finding_sharing_nothing_with_the_topic_is_never_shown_as_its_answer()
                              "quote": "Kessendorf lies on the Lenne.", "evidence_id": "E7", "title": "Kessendorf"}
     reply = {"verdicts": [{"n": 1, "verdict": "answers", "reason": "a place"}]}
     asked, answers = _decide(reply, _rows("Where is Kessendorf?"), [other])
-    assert asked == []  # the topic admits no finding; the sub-question's pair is decided by code
+    # the topic admits no finding: only the sub-question's pair is judged (a question of names
+    # alone is never decided by code)
+    assert asked[0] == "coverage" and f"Question: {TOPIC}" not in asked[1]
     assert answers.topic is None and answers.coverage[0]["status"] == "covered"
 
 
