@@ -16,7 +16,8 @@ Rules:
   looked for first, so ``more recently`` is ``later``.
 - **One side's value** (:func:`side_value`): from the claims about that side — a claim whose
   citation comes from the side's page (title) or whose text names it and not the other side. For
-  ``earlier``/``later`` the first year (1000–2099) the claim text states, else its quote, ordered
+  ``earlier``/``later`` the first year (1000–2099) the claim text states, else its quote (for a
+  question about deaths, the year after "died" or the later year of a "(born – died)" range), ordered
   within the year by the day and month written before it in either (:func:`dated_year`: "June
   20, 1941", "20 June 1941"); for ``more``/``fewer`` the only number (not a year; digits or
   written out, "three acts") the claim texts state, or, when the question names the counted noun
@@ -167,8 +168,22 @@ def numbers(text: str) -> list[float]:
     return out
 
 
+def _death_year(text: str) -> re.Match[str] | None:
+    """The year a text gives for a death: the first after "died", else the later year of a
+    lead's range ("(1 July 1909 – 30 May 1994)"), else its first year."""
+    died = re.search(r"\bdied\b", text)
+    if died is not None and (after := YEAR.search(text, died.end())) is not None:
+        return after
+    years = list(YEAR.finditer(text))
+    for first, second in zip(years, years[1:]):
+        between = text[first.end():second.start()]
+        if re.search(r"[–—-]", between) and len(between) <= 25:
+            return second
+    return years[0] if years else None
+
+
 def side_value(order: Order, side: str, other: str, claims: Sequence[ClaimJson],
-               unit: Sequence[str] = ()) -> float | None:
+               unit: Sequence[str] = (), died: bool = False) -> float | None:
     """The value one side is compared by, read from the claims about it, or None.
 
     Args:
@@ -178,6 +193,8 @@ def side_value(order: Order, side: str, other: str, claims: Sequence[ClaimJson],
         claims: the verified claims (report JSON: ``claim`` and ``citations`` with ``quote``, ``title``).
         unit: the counted noun's keys (:func:`counted_unit`): when given, only numbers of that
             noun are read ("an opera in three acts", not its "WWV 111").
+        died: the question orders deaths ("Who died first"): the year after "died", or the later
+            year of a "(born – died)" range, not the birth year a lead states first.
 
     Returns:
         A year (``earlier``/``later``) or a number (``more``/``fewer``); None when the claims
@@ -190,7 +207,7 @@ def side_value(order: Order, side: str, other: str, claims: Sequence[ClaimJson],
         if order in ("earlier", "later"):
             # the first year of the claim, else of its quotes; its day from a text that dates it
             texts = [text] + [normalize_text(str(c.get("quote", ""))) for c in claim.get("citations") or []]
-            years = [dated_year(t, m) for t in texts if (m := YEAR.search(t)) is not None]
+            years = [dated_year(t, m) for t in texts if (m := (_death_year(t) if died else YEAR.search(t))) is not None]
             if years:
                 values.add(next((v for v in years if int(v) == int(years[0]) and not v.is_integer()), years[0]))
         else:
@@ -270,9 +287,11 @@ def order_decision(question: str, compared: Sequence[str],
     # the counted noun's numbers when both sides state one ("three acts" against "five acts"),
     # else every number (one side counting members, the other listing them, is read as before)
     unit = counted_unit(question)
+    died = re.search(r"\b(die|died|dies|death)\b", question, re.I) is not None
     a, b = side_value(order, first, second, claims, unit), side_value(order, second, first, claims, unit)
     if not unit or a is None or b is None:
-        a, b = side_value(order, first, second, claims), side_value(order, second, first, claims)
+        a, b = (side_value(order, first, second, claims, died=died),
+                side_value(order, second, first, claims, died=died))
     if a is None or b is None or a == b:
         return None
     if order in ("earlier", "later") and int(a) == int(b) and (a.is_integer() or b.is_integer()):

@@ -219,6 +219,18 @@ def test_a_count_comparison_reads_the_numbers_of_the_counted_noun() -> None:
     assert order_of("How many more titles did Red Fen win than Tusk?") is None
 
 
+def test_who_died_first_reads_the_death_year_not_the_birth_year() -> None:
+    from ditto_nb.patterns.web_qa.comparison import decide_order
+
+    lead = "Mara Quell (1 July 1909 – 30 May 1994) was a Danish novelist."
+    quell = claim(lead, lead, "Mara Quell")
+    tamm = claim("Ilse Tamm died in 1990.", "Ilse Tamm (born 1920) was a pilot. She died in 1990.", "Ilse Tamm")
+    sides = ["Mara Quell", "Ilse Tamm"]
+    assert decide_order("Who died first, Mara Quell or Ilse Tamm?", sides, [quell, tamm]) == "Ilse Tamm"
+    assert decide_order("Who was born first, Mara Quell or Ilse Tamm?", sides, [quell, claim(
+        "Ilse Tamm was born in 1920.", "Ilse Tamm (born 1920) was a pilot.", "Ilse Tamm")]) == "Mara Quell"
+
+
 def test_two_births_in_one_year_are_ordered_by_their_days_and_only_then() -> None:
     from ditto_nb.patterns.web_qa.comparison import order_decision, value_text
 
