@@ -1,10 +1,13 @@
-"""Nationality words (demonyms): which words name a nationality, and which one each is compared as.
+"""Nationality words (demonyms) and country names: which words name a nationality or a country,
+and which nationality each word is compared as.
 
-Country names are countryinfo's (256). The list of nationality words is countryinfo's demonyms (226 countries and territories: ``American``, ``Argentinean``,
-``South Korean``) plus the words of :data:`NATIONS` it lacks. Both patterns use it: a question's
-entities (:func:`~ditto_nb.patterns.common.retrieval.comparison_entities`: "Are both A and B
-American?" compares A and B, not "B American") and the nationality comparisons of Web QA
-(:mod:`ditto_nb.patterns.web_qa.comparison`).
+The nationality words are countryinfo's demonyms (226 countries and territories: ``American``,
+``Argentinean``, ``South Korean``) plus the words of :data:`NATIONS` it lacks; the country names
+are countryinfo's (256). Both patterns use them: a question's entities
+(:func:`~ditto_nb.patterns.common.retrieval.comparison_entities`: "Are both A and B American?"
+compares A and B, not "B American"), the nationality comparisons of Web QA
+(:mod:`ditto_nb.patterns.web_qa.comparison`) and research's coverage decided by code
+(:func:`~ditto_nb.patterns.deep_research.answers.states_asked_kind`).
 """
 
 from __future__ import annotations

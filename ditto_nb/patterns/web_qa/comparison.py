@@ -43,8 +43,8 @@ from __future__ import annotations
 
 import functools
 import re
-from datetime import date, timedelta
 from collections.abc import Sequence
+from datetime import date, timedelta
 from typing import Literal
 
 from ditto_nb.evidence.rank import STOP_WORDS
@@ -122,9 +122,10 @@ def about(claim: ClaimJson, side: str, other: str) -> bool:
 
 def counted_unit(question: str) -> list[str]:
     """The comparison keys (:func:`~ditto_nb.evidence.support.stem`) of the noun a ``more``/``fewer``
-    question counts: the content words right after its cue, before ``,``, ``?``, ``than`` or ``or``
-    ("Which genus has more species, A or B?" → ``["speci"]``; "more constant members" → both
-    words); ``[]`` when the cue is followed by no noun ("Which is larger: A or B").
+    question counts: up to two content words right after its cue, before punctuation, ``than``,
+    ``or`` or a preposition ("Which genus has more species, A or B?" → ``["speci"]``; "more
+    constant members" → both words; "more residents at the 2010 census" → ``["resid"]``); ``[]``
+    when the cue is followed by no noun ("Which is larger: A or B").
 
     Args:
         question: the question as asked.
