@@ -42,7 +42,7 @@ from ditto_nb.patterns.deep_research import prompts, schemas
 from ditto_nb.patterns.deep_research.coverage import addresses
 from ditto_nb.patterns.deep_research.published import published_coverage
 from ditto_nb.patterns.deep_research.run_state import Ask, Plan
-from ditto_nb.patterns.web_qa.comparison import YEAR
+from ditto_nb.patterns.web_qa.comparison import NUMBER, YEAR
 from ditto_nb.text import normalize_text, with_digits
 
 NO_CALL_LEFT = "decided by the drafter's sub-question numbers (no model call left for the coverage call)"
@@ -139,7 +139,7 @@ def states_asked_kind(question: str, statement: str) -> bool:
     if re.search(r"\b(what|which) (country|nationality)\b", q):
         return bool(nations_named(statement) - nations_named(question))
     if re.search(r"\bhow (many|much)\b", q):
-        return bool(set(re.findall(r"\d[\d,.]*", with_digits(statement))) - set(re.findall(r"\d[\d,.]*", question)))
+        return bool(set(NUMBER.findall(with_digits(statement))) - set(NUMBER.findall(with_digits(question))))
     return True
 
 

@@ -263,8 +263,9 @@ def synthesize(ask: Ask, request: ResearchRequest, plan: PlanDump, evidence: lis
     rows, answer, compared = list(coverage), None, Compared(None)
     if stop_reason != "clarification" and selected:
         compared = yield from answer_side_by_side(ask, request.question, evidence)
-    withheld += [_withheld(c, [ORDERING_WITHHELD]) for c in kept if orders_sides(request.question, str(c["statement"]))]
-    kept = [c for c in kept if not orders_sides(request.question, str(c["statement"]))]
+    ordering = [orders_sides(request.question, str(c["statement"])) for c in kept]
+    withheld += [_withheld(c, [ORDERING_WITHHELD]) for c, orders in zip(kept, ordering) if orders]
+    kept = [c for c, orders in zip(kept, ordering) if not orders]
     if stop_reason != "clarification":
         answers = yield from decide_coverage(ask, request.question, coverage, kept, withheld)
         rows, answer = answers.coverage, answers.topic

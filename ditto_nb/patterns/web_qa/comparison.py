@@ -289,8 +289,9 @@ def order_decision(question: str, compared: Sequence[str],
     # else every number (one side counting members, the other listing them, is read as before)
     unit = counted_unit(question)
     died = re.search(r"\b(die|died|dies|death)\b", question, re.I) is not None
-    a, b = side_value(order, first, second, claims, unit), side_value(order, second, first, claims, unit)
-    if not unit or a is None or b is None:
+    a, b = (side_value(order, first, second, claims, unit), side_value(order, second, first, claims, unit)) \
+        if unit else (None, None)
+    if a is None or b is None:
         a, b = (side_value(order, first, second, claims, died=died),
                 side_value(order, second, first, claims, died=died))
     if a is None or b is None or a == b:
@@ -334,13 +335,21 @@ def nationality(side: str, other: str, claims: Sequence[ClaimJson]) -> str | Non
     return found.pop() if len({nation(f) for f in found}) == 1 else None
 
 
-def _asked_after(text: str, both: int, compared: Sequence[str]) -> str:
-    """What a ``both`` question asks, up to its question mark: the words right after ``both``
-    ("both American actors"), or, when both compared names follow ``both``, the words after the
-    later one ("both A and B American")."""
+def asked_after(text: str, after_both: int, compared: Sequence[str]) -> str:
+    """What a ``both`` question asks, up to its question mark: the words after ``both`` and after
+    the later compared name ("both American actors", "both A and B American"). Used by
+    :func:`decide_nationality` and :func:`~ditto_nb.patterns.web_qa.kinds.asked_kind`.
+
+    Args:
+        text: the question (normalized).
+        after_both: the position right after the word ``both``.
+        compared: its compared entities.
+
+    Returns:
+        The phrase, stripped of spaces and commas.
+    """
     lowered = text.lower()
-    ends = [at + len(side) for side in compared if (at := lowered.rfind(side.lower())) > both]
-    start = max(ends) if len(ends) == len(compared) else both + len("both")
+    start = max([after_both, *(at + len(side) for side in compared if (at := lowered.rfind(side.lower())) >= 0)])
     return text[start:].split("?")[0].strip(" ,")
 
 
@@ -363,7 +372,7 @@ def decide_nationality(question: str, compared: Sequence[str], claims: Sequence[
     nouns: list[str] = []
     if not re.search(r"\bsame (nationality|country)\b", text, re.I):
         both = re.search(r"\bboth\s+([^?]+)", text)
-        phrase = _asked_after(text, both.start(), compared) if both else ""
+        phrase = asked_after(text, both.start() + len("both"), compared) if both else ""
         prefix = "is a "
         asked_match = demonym_pattern().match(f"{prefix}{phrase}") if phrase else None
         if asked_match is None or asked_match.start(1) != len(prefix):
@@ -389,6 +398,6 @@ def decide_nationality(question: str, compared: Sequence[str], claims: Sequence[
 
 
 __all__ = ["NUMBER", "YEAR", "Order", "about", "decide_nationality", "decide_order", "demonym_pattern", "nationality",
-           "order_decision", "dated_year", "value_text", "counted_unit",
+           "order_decision", "dated_year", "value_text", "counted_unit", "asked_after",
            "yes_no_order",
            "numbers", "order_of", "side_value"]

@@ -32,7 +32,7 @@ from collections.abc import Sequence
 
 from ditto_nb.evidence.rank import STOP_WORDS
 from ditto_nb.evidence.support import WORD, stem
-from ditto_nb.patterns.web_qa.comparison import about, demonym_pattern
+from ditto_nb.patterns.web_qa.comparison import about, asked_after, demonym_pattern
 from ditto_nb.patterns.web_qa.stage_models import ClaimJson
 from ditto_nb.text import normalize_text
 
@@ -66,14 +66,7 @@ def asked_kind(question: str, compared: Sequence[str]) -> list[str]:
     both = re.search(r"\bboth\b", text, re.I)
     if both is None or len(compared) != 2:
         return []
-    start = both.end()
-    lowered = text.lower()
-    for side in compared:
-        at = lowered.rfind(side.lower())
-        if at >= 0:
-            start = max(start, at + len(side))
-    phrase = text[start:].split("?")[0].strip(" ,")
-    phrase = _KIND_OF.sub("", phrase)  # "both types of drinks" asks whether each is a drink
+    phrase = _KIND_OF.sub("", asked_after(text, both.end(), compared))  # "both types of drinks" asks whether each is a drink
     words = phrase.split()
     if not words or len(words) > MAX_KIND_WORDS or any(w.lower() in _RELATIONS for w in words):
         return []
