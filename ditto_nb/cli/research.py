@@ -92,7 +92,7 @@ def register(app: typer.Typer) -> None:
         reference_url: list[str] = typer.Option([], "--reference-url", help="Page that must be read."),
         max_queries: int = typer.Option(3, help="Queries per round (1-3)."),
         max_pages: int = typer.Option(4, help="Pages per round (1-6)."),
-        max_rounds: int = typer.Option(3, help="Rounds (1-4)."),
+        max_rounds: int = typer.Option(2, help="Rounds (1-4)."),
         max_searches: int = typer.Option(8, help="Searches for the task (1-12)."),
         max_read_pages: int = typer.Option(12, help="Page reads for the task (1-16)."),
         max_model_calls: int = typer.Option(16, help="Model calls for the task (8-24)."),

@@ -53,3 +53,23 @@ def test_the_next_round_searches_the_unread_side(sandbox_factory: Any, scripted_
     assert any("Kessel_Bridge" in url for url in report.rounds[1]["reads"])
     assert report.rounds[0]["stop_reason"] is None  # covered, yet a compared side is unread: no stop
     assert [row["status"] for row in report.coverage] == ["covered"]
+
+
+def test_each_query_keeps_a_read_in_its_round(sandbox_factory: Any, scripted_model: Any, config: Any,
+                                              tmp_path: Path) -> None:
+    # The first side's query returns two pages, enough to fill the round's two reads in query
+    # order; ranked as Web QA ranks hits, each query's best hit is read first.
+    web = sandbox_factory([
+        wiki("Zarnow Bridge", "The Zarnow Bridge is a steel arch bridge.", "The Zarnow Bridge was completed in 1931."),
+        wiki("Lenne river", "The Lenne is a river in Westphalia; the Zarnow Bridge crosses it."),
+        wiki("Kessel Bridge", "The Kessel Bridge is a stone bridge.", "The Kessel Bridge was completed in 1925."),
+    ])
+    script = Script(rules=[Rule("When was the Zarnow Bridge completed?", r"Zarnow Bridge was completed in \d+"),
+                           Rule("When was the Kessel Bridge completed?", r"Kessel Bridge was completed in \d+")],
+                    queries=["Zarnow Bridge", "Kessel Bridge"])
+    scripted_model.responder = script
+    report = run(web, config, tmp_path / "task", make_request(web, question=TOPIC, max_pages=2))
+    assert isinstance(report, ResearchReport)
+    first = report.rounds[0]
+    assert first["queries"][:2] == ["Zarnow Bridge", "Kessel Bridge"]
+    assert sorted(url.rsplit("/", 1)[1] for url in first["reads"]) == ["Kessel_Bridge", "Zarnow_Bridge"]
