@@ -3,6 +3,7 @@ published conclusions and the summary composed from them (pure)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from ditto_nb.patterns.common.report_records import ComparedAnswer, ConclusionItem, CoverageItem, WithheldFinding
@@ -102,10 +103,33 @@ def summary_of(kept: Sequence[ConclusionItem], unknowns: Sequence[str], fixed: s
     return " ".join(parts)
 
 
+def distinct(kept: Sequence[ConclusionItem]) -> list[ConclusionItem]:
+    """One published finding per fact: a finding is dropped when another one quotes the same
+    sentence and states every word it states (measured: a repaired draft published "… under the
+    name K. A. …", cut where the shown chunk was cut, beside the same statement without the mark).
+
+    Args:
+        kept: the findings that passed every check, in order.
+
+    Returns:
+        The findings in order, without those another finding restates (of two that state the
+        same words, the first stays).
+    """
+    words = [set(re.findall(r"\w+", str(c["statement"]).lower())) for c in kept]
+    out: list[ConclusionItem] = []
+    for i, c in enumerate(kept):
+        same = [j for j, other in enumerate(kept)
+                if j != i and str(other["quote"]).strip() == str(c["quote"]).strip()
+                and words[i] <= words[j] and (words[i] < words[j] or j < i)]
+        if not same:
+            out.append(c)
+    return out
+
+
 def _sentence(text: str) -> str:
     """``text`` stripped, ending with a full stop unless it ends with one already."""
     s = text.strip()
     return s if s.endswith((".", "!", "?")) else f"{s}."
 
 
-__all__ = ["published_coverage", "summary_of"]
+__all__ = ["distinct", "published_coverage", "summary_of"]

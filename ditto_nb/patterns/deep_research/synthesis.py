@@ -51,7 +51,7 @@ from ditto_nb.patterns.deep_research.schemas import DraftDump, FindingDump, Plan
 from ditto_nb.patterns.deep_research.evidence import entity_pages, select_for_report
 from ditto_nb.patterns.deep_research.answers import decide_coverage
 from ditto_nb.patterns.deep_research.compared import ORDERING_WITHHELD, Compared, answer_side_by_side, orders_sides
-from ditto_nb.patterns.deep_research.published import published_coverage, summary_of
+from ditto_nb.patterns.deep_research.published import distinct, published_coverage, summary_of
 from ditto_nb.patterns.deep_research.report import (
     CitedConclusion,
     ReportStatus,
@@ -153,7 +153,8 @@ def complete_quotes(draft: DraftDump, selected: Sequence[EvidenceItem]) -> Draft
     item's paragraph that state it (from another shown item when the cited one names none of the
     names it names: :func:`ditto_nb.evidence.quote_pick.best_source`). A finding that names its
     subject by a description its quote does not name is restated as the quote's sentence
-    (:func:`ditto_nb.evidence.restate.restatement`). The quote then goes through the same checks as any quote
+    (:func:`ditto_nb.evidence.restate.restatement`). A statement loses a trailing ``…`` (the mark of
+    a shown chunk's cut, copied by the model). The quote then goes through the same checks as any quote
     (exact-substring verification, the lexical support check, the review).
 
     Args:
@@ -167,6 +168,8 @@ def complete_quotes(draft: DraftDump, selected: Sequence[EvidenceItem]) -> Draft
     conclusions = []
     for row in draft.get("conclusions", []):
         finding = row.copy()
+        # a statement copied up to the shown chunk's cut carries its mark ("… K. A. …"): not a word
+        finding["statement"] = str(finding.get("statement", "")).rstrip().removesuffix("…").rstrip()
         if not str(finding.get("quote") or "").strip():
             cited = str(finding.get("chunk_id", "")).strip().strip("[]")
             finding["chunk_id"], finding["quote"] = quote_for(str(finding.get("statement", "")), cited, shown)
@@ -250,7 +253,7 @@ def synthesize(ask: Ask, request: ResearchRequest, plan: PlanDump, evidence: lis
 
         grounding = yield from ground(first_attempt, repair)
         final = grounding.final
-        draft, kept, withheld = final.draft.text, final.kept, final.withheld
+        draft, kept, withheld = final.draft.text, distinct(final.kept), final.withheld
         done = final.draft.checked
         review["repaired"] = grounding.repaired
         review["ok"] = not (grounding.repaired and done["reviewed"] and not done["verdict"]["ok"] and not done["refused"])

@@ -260,3 +260,26 @@ def test_stop_reasons_are_the_spec_eight() -> None:
 
     assert set(STOP_REASONS) == {"coverage-complete", "round-budget", "search-budget", "page-budget",
                                  "model-budget", "deadline", "no-progress", "clarification"}
+
+
+def test_one_published_finding_per_fact() -> None:
+    from ditto_nb.patterns.common.report_records import ConclusionItem
+    from ditto_nb.patterns.deep_research.published import distinct
+    from ditto_nb.patterns.deep_research.synthesis import complete_quotes
+
+    quote = "Animorphs is a series written by Katherine Applegate, writing under the name K. A. Applegate."
+    cut = complete_quotes({"summary": "", "unknowns": [], "conclusions": [
+        {"index": 1, "statement": "Animorphs is a series written under the name K. A. …", "chunk_id": "E1",
+         "quote": quote}]}, [])["conclusions"][0]["statement"]
+    assert cut == "Animorphs is a series written under the name K. A."
+
+    def finding(statement: str, quote: str = quote) -> ConclusionItem:
+        return {"index": 1, "statement": statement, "quote": quote, "evidence_id": "E1", "title": "Animorphs"}
+
+    longer = finding("Animorphs is a series written by Katherine Applegate under the name K. A. Applegate.")
+    other_quote = finding(cut, quote="Animorphs is a series. It was written under the name K. A. Applegate.")
+    kept = [finding(cut), longer, finding(cut), other_quote]
+    # the cut statement restates words of the longer one with the same quote: one finding stays,
+    # and a statement quoted from another sentence is another finding
+    assert [c["statement"] for c in distinct(kept)] == [longer["statement"], cut]
+    assert distinct([finding(cut), finding(cut)]) == [finding(cut)]
