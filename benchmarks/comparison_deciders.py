@@ -4,7 +4,7 @@ No model, no wiki server: for each comparison question of the 250-question bench
 compared sides by :func:`~ditto_nb.patterns.common.retrieval.comparison_entities`), the sentences
 HotpotQA marks as supporting facts are given to the code deciders of the answer-rule layer as if
 they were the verified claims (claim = quote = the sentence, citation title = its page):
-``compare-order`` (:func:`~ditto_nb.patterns.web_qa.comparison.decide_order`),
+``compare-order`` (:func:`~ditto_nb.patterns.common.compare.comparison.decide_order`),
 ``compare-nationality`` and ``compare-kind``, in the layer's order. This is what the rules can
 decide when the model quotes the right sentences; a real run decides less (the model quotes
 fewer) and never more.
@@ -29,8 +29,8 @@ from collections import Counter
 from pathlib import Path
 
 from ditto_nb.patterns.common.retrieval import comparison_entities
-from ditto_nb.patterns.web_qa.comparison import decide_nationality, decide_order
-from ditto_nb.patterns.web_qa.kinds import decide_kind
+from ditto_nb.patterns.common.compare.comparison import decide_nationality, decide_order
+from ditto_nb.patterns.common.compare.kinds import decide_kind
 
 from hotpot_eval import normalize_answer
 from wiki_split import COMPARISON_100, DEV_150, load_split

@@ -6,7 +6,7 @@ The nationality words are countryinfo's demonyms (226 countries and territories:
 are countryinfo's (256). Both patterns use them: a question's entities
 (:func:`~ditto_nb.patterns.common.retrieval.comparison_entities`: "Are both A and B American?"
 compares A and B, not "B American"), the nationality comparisons of Web QA
-(:mod:`ditto_nb.patterns.web_qa.comparison`) and research's coverage decided by code
+(:mod:`ditto_nb.patterns.common.compare.comparison`) and research's coverage decided by code
 (:func:`~ditto_nb.patterns.deep_research.answers.states_asked_kind`).
 """
 

@@ -224,6 +224,36 @@ class CitationJson(TypedDict):
     end: int
 
 
+class ClaimVerification(TypedDict):
+    """How a claim was checked (a ``ClaimCheck`` dump)."""
+
+    quotes_verified: bool
+    grounded: bool
+    grounding_reason: str
+    cross_check_passed: bool | None
+    origins: list[str]
+
+
+class ClaimJson(TypedDict):
+    """A claim of the answer with its verified citations (a ``Claim`` dump)."""
+
+    claim: str
+    citations: list[CitationJson]
+    verification: ClaimVerification
+
+
+class QuoteEvidence(TypedDict, total=False):
+    """What :func:`~ditto_nb.patterns.common.citations.citation_json` reads of a verified quote."""
+
+    chunk_id: str
+    location: QuoteLocation | None
+    final_url: str | None
+    origin: str | None
+    title: str | None
+    fetched_at: str | None
+    sha256: str | None
+
+
 class PublishedFiles(TypedDict):
     """What :func:`~ditto_nb.patterns.common.publish.publish_report` returns: ``published``
     (False when the identical report was already there) and the two file paths."""
@@ -322,6 +352,8 @@ __all__ = [
     "ChunkRecord",
     "CitationJson",
     "CitationRef",
+    "ClaimJson",
+    "ClaimVerification",
     "ContextCall",
     "EvidenceItem",
     "FailureItem",
@@ -335,6 +367,7 @@ __all__ = [
     "PromptEvidence",
     "Provenance",
     "PublishedFiles",
+    "QuoteEvidence",
     "QuoteLocation",
     "QuoteResult",
     "SearchArgs",

@@ -1,8 +1,7 @@
 """The request base both patterns extend: identity, origins normalized once, references, budgets.
 
-A request is trusted controller input, never granted by a model (SPEC §3, §4). Both
-:class:`~ditto_nb.patterns.web_qa.WebQaRequest` and
-:class:`~ditto_nb.patterns.deep_research.ResearchRequest` extend :class:`TaskRequest`, so the
+A request is trusted controller input, never granted by a model (SPEC §3, §4). Both Web QA's
+``WebQaRequest`` and deep research's ``ResearchRequest`` extend :class:`TaskRequest`, so the
 rules below hold for both:
 
 - ``allowed_origins`` are normalized ONCE, here, by :class:`~ditto_nb.web.policy.NetworkPolicy`

@@ -42,7 +42,7 @@ from ditto_nb.patterns.deep_research import prompts, schemas
 from ditto_nb.patterns.deep_research.coverage import addresses
 from ditto_nb.patterns.deep_research.published import published_coverage
 from ditto_nb.patterns.deep_research.run_state import Ask, Plan
-from ditto_nb.patterns.web_qa.comparison import NUMBER, YEAR
+from ditto_nb.patterns.common.compare.comparison import NUMBER, YEAR
 from ditto_nb.text import normalize_text, with_digits
 
 NO_CALL_LEFT = "decided by the drafter's sub-question numbers (no model call left for the coverage call)"

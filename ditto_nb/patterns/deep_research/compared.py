@@ -1,28 +1,29 @@
-"""A comparison topic answered side by side: Web QA's compare step, run on the research's evidence.
+"""A comparison topic answered side by side: the comparison engine Web QA's compare step uses
+(:mod:`ditto_nb.patterns.common.compare`), run on the research's evidence.
 
 Research drafts findings for its sub-questions; on a comparison topic ("Which has more acts,
 Vanessa or Le roi malgré lui?", "Are both Polar Bear and Daiquiri cocktails?") a 1.5B model's
 drafts rarely state the comparison itself, and never the ``yes``/``no`` a yes/no topic asks for
 (on 30 unseen topics, 2026-12-06: 3 of 10 comparisons reached, 0 of 2 yes/no). Web QA answers the
-same questions from one quote per side (:mod:`ditto_nb.patterns.web_qa.compare_step`); this
+same questions from one quote per side (its compare step, ``web_qa/compare_step.py``); this
 module runs that one mechanism after the report's grounding:
 
 1. the compared sides are the topic's
    (:func:`~ditto_nb.patterns.common.retrieval.comparison_entities`, exactly two);
 2. each side's quotes are code's: the sentences of its own page about the compared fact and its
-   defining sentence (:func:`~ditto_nb.patterns.web_qa.sides.attribute_claims`, verbatim and
+   defining sentence (:func:`~ditto_nb.patterns.common.compare.sides.attribute_claims`, verbatim and
    verified as exact text of the evidence item). The published findings are not used: they answer
    the sub-questions, and a finding about one side's photographers stood in for its birth date
    (check half, 2026-12-06: "Who is older, Annie Morton or Terry Richardson?" answered wrong);
-3. one ``compare`` call (the prompt of :func:`~ditto_nb.patterns.web_qa.prompts.compare_request`)
+3. one ``compare`` call (the prompt of :func:`~ditto_nb.patterns.common.compare.prompt.compare_request`)
    writes each side's value and the answer; code decides where it can
-   (:func:`~ditto_nb.patterns.web_qa.compare_step.sides_answer`), and only an answer of the form
-   the topic asks for is published (:func:`~ditto_nb.patterns.web_qa.side_by_side.compared_answer`:
+   (:func:`~ditto_nb.patterns.common.compare.values.sides_answer`), and only an answer of the form
+   the topic asks for is published (:func:`~ditto_nb.patterns.common.compare.side_by_side.compared_answer`:
    yes/no, one side, or a value both sides' quotes state).
 
 An ordering whose quotes state one year or number per side is decided by code first, with no call
-(Web QA's ``compare-order`` rule, :func:`~ditto_nb.patterns.web_qa.comparison.order_decision`). An
-ordering or sameness code cannot decide (:func:`~ditto_nb.patterns.web_qa.compare_step.asks_values`)
+(Web QA's ``compare-order`` rule, :func:`~ditto_nb.patterns.common.compare.comparison.order_decision`). An
+ordering or sameness code cannot decide (:func:`~ditto_nb.patterns.common.compare.values.asks_values`)
 is not published on the call's pick alone: on both halves (2026-12-06) the 1.5B model's pick was
 right for 2 such topics and wrong for 4 ("Which tennis player is younger, John Newcombe or Květa
 Peschke?" with both birth years quoted).
@@ -38,17 +39,16 @@ from dataclasses import dataclass
 from typing import cast
 
 from ditto_nb.errors import BudgetExceeded
-from ditto_nb.patterns.common.records import ChunkRecord, EvidenceItem
+from ditto_nb.patterns.common.compare.comparison import about, order_decision, order_of, value_text
+from ditto_nb.patterns.common.compare.schema import SidesOutput
+from ditto_nb.patterns.common.compare.side_by_side import compared_answer, missing_sides
+from ditto_nb.patterns.common.compare.sides import attribute_claims, attribute_score, attribute_words
+from ditto_nb.patterns.common.compare.values import asks_values, side_quotes, sides_answer
+from ditto_nb.patterns.common.records import ChunkRecord, ClaimJson, EvidenceItem
 from ditto_nb.patterns.common.report_records import ComparedAnswer, ComparedSide
 from ditto_nb.patterns.common.retrieval import comparison_entities, names_entity
 from ditto_nb.patterns.deep_research import prompts
 from ditto_nb.patterns.deep_research.run_state import Ask, Plan
-from ditto_nb.patterns.web_qa.comparison import about, order_decision, order_of, value_text
-from ditto_nb.patterns.web_qa.compare_step import asks_values, side_quotes, sides_answer
-from ditto_nb.patterns.web_qa.schemas import SidesOutput
-from ditto_nb.patterns.web_qa.side_by_side import compared_answer, missing_sides
-from ditto_nb.patterns.web_qa.sides import attribute_claims, attribute_score, attribute_words
-from ditto_nb.patterns.web_qa.stage_models import ClaimJson
 
 
 @dataclass(frozen=True)
@@ -86,7 +86,7 @@ ORDERING_WITHHELD = ("it orders the compared sides; an ordering is published onl
 
 def orders_sides(topic: str, statement: str) -> bool:
     """Whether a finding orders a comparison topic's two sides ("Annie Morton is older than Terry
-    Richardson"): it names both and an ordering word (:func:`~ditto_nb.patterns.web_qa.comparison.order_of`).
+    Richardson"): it names both and an ordering word (:func:`~ditto_nb.patterns.common.compare.comparison.order_of`).
 
     Such a finding is the model's pick, not a comparison of two quoted values: measured on the
     check half, the 1.5B drafter wrote "Annie Morton is older than Terry Richardson" in three runs

@@ -11,11 +11,11 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
+from ditto_nb.patterns.common.compare.prompt import compare_request
 from ditto_nb.patterns.common.records import PromptEvidence
 from ditto_nb.patterns.common.report_records import CoverageItem
 from ditto_nb.patterns.deep_research.request import ResearchRequest
 from ditto_nb.patterns.deep_research.schemas import NOT_STATED, DraftDump
-from ditto_nb.patterns.web_qa.prompts import compare_request
 
 Message = dict[str, str]
 
@@ -203,8 +203,8 @@ def repair_messages(
 
 
 def compare_messages(topic: str, sides: Sequence[tuple[str, Sequence[str]]]) -> list[Message]:
-    """Messages of the ``compare`` call: Web QA's compare request
-    (:func:`ditto_nb.patterns.web_qa.prompts.compare_request`) in research's message layout.
+    """Messages of the ``compare`` call: the compare request Web QA uses too
+    (:func:`ditto_nb.patterns.common.compare.prompt.compare_request`) in research's message layout.
 
     Args:
         topic: the research topic (a two-sided comparison).

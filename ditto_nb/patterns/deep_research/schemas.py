@@ -16,8 +16,8 @@ from pydantic.config import JsonDict
 from pydantic.json_schema import SkipJsonSchema
 from typing_extensions import TypedDict
 
+from ditto_nb.patterns.common.compare.schema import SidesOutput
 from ditto_nb.patterns.common.report_records import CoverageItem, VerdictItem
-from ditto_nb.patterns.web_qa.schemas import SidesOutput
 
 
 def _compact_schema(schema: JsonDict) -> None:
@@ -279,8 +279,8 @@ OUTPUT_SCHEMAS: dict[str, type[BaseModel]] = {
     "coverage": CoverageOutput,
     "compare": SidesOutput,
 }
-"""Output schema per purpose (``compare``: Web QA's
-:class:`~ditto_nb.patterns.web_qa.schemas.SidesOutput`, :mod:`~ditto_nb.patterns.deep_research.compared`)."""
+"""Output schema per purpose (``compare``: the shared
+:class:`~ditto_nb.patterns.common.compare.schema.SidesOutput`, :mod:`~ditto_nb.patterns.deep_research.compared`)."""
 
 __all__ = [
     "ANSWERS",

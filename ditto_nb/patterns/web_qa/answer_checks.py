@@ -49,11 +49,11 @@ from collections.abc import Sequence
 
 from ditto_nb.evidence.rank import STOP_WORDS
 from ditto_nb.evidence.support import answer_in_quotes
+from ditto_nb.patterns.common.compare.side_by_side import YES_NO, is_yes_no
+from ditto_nb.patterns.common.records import ClaimJson
 from ditto_nb.patterns.common.retrieval import names_entity, title_key
-from ditto_nb.patterns.web_qa.stage_models import ClaimJson
 from ditto_nb.text import normalize_text, split_sentences
 
-YES_NO = frozenset({"yes", "no"})
 _NUMBER_WORDS = re.compile(r"\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|hundred|thousand|"
                            r"million|billion|dozen)\b", re.I)
 
@@ -285,12 +285,6 @@ def repeats_question(question: str, answer: str) -> bool:
     return bool(words) and set(words) <= set(_content_words(question))
 
 
-def is_yes_no(answer: str) -> bool:
-    """True when the answer is a bare yes or no (``Yes.``, ``no``)."""
-    words = re.findall(r"\w+", answer.lower())
-    return bool(words) and words[0] in YES_NO and len(words) <= 2
-
-
 def carried(answer: str, claims: Sequence[ClaimJson]) -> bool:
     """True when the claims state ``answer``: its words pass
     :func:`~ditto_nb.evidence.support.answer_in_quotes` against the claims' own texts (each claim's
@@ -341,5 +335,5 @@ def _lower_words(text: str) -> list[str]:
     return re.findall(r"\w+", text.lower())
 
 
-__all__ = ["MAX_ANSWER_WORDS", "YES_NO", "carried", "described_bridge", "excluded_entity",
-           "expected_kind", "is_sentence", "is_yes_no", "number_elsewhere", "repeats_question"]
+__all__ = ["MAX_ANSWER_WORDS", "carried", "described_bridge", "excluded_entity",
+           "expected_kind", "is_sentence", "number_elsewhere", "repeats_question"]

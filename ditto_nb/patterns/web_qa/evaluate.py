@@ -23,18 +23,19 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
-from ditto_nb.evidence import Chunk, QuoteCheck, QuoteLocation, crosscheck, verify_quote
+from ditto_nb.evidence import Chunk, QuoteCheck, QuoteLocation, crosscheck
 from ditto_nb.evidence.quote_pick import quote_for
 from ditto_nb.evidence.restate import restate_cited
 from ditto_nb.evidence.support import check_support
-from ditto_nb.patterns.common.records import QuoteLocation as LocationJson
+from ditto_nb.patterns.common.citations import citation_json
 from ditto_nb.patterns.common.grounding import review_passes
-from ditto_nb.patterns.common.records import ChunkRecord, QuoteResult, WithheldClaim
+from ditto_nb.patterns.common.output_schema import ANSWER_CHARS
+from ditto_nb.patterns.common.records import ChunkRecord, ClaimJson, QuoteResult, WithheldClaim
 from ditto_nb.patterns.web_qa.prompts import resolve_label
-from ditto_nb.patterns.web_qa.stage_models import CitationJson, ClaimJson, DraftCitation, QuoteEvidence
-from ditto_nb.patterns.web_qa.schemas import ANSWER_CHARS, CLAIM_CHARS, AnswerOutput, ClaimItem, Verdict
+from ditto_nb.patterns.web_qa.stage_models import DraftCitation
+from ditto_nb.patterns.web_qa.schemas import CLAIM_CHARS, AnswerOutput, ClaimItem, Verdict
 from ditto_nb.text import normalize_text, uncut
 
 
@@ -171,38 +172,6 @@ def draft_citations(draft: AnswerOutput, labels: Mapping[str, str],
          "quote": strip_header(item.quote, titles)}
         for item in draft.claims
     ]
-
-
-def citation_json(result: QuoteResult | QuoteEvidence) -> CitationJson:
-    """A report citation from one ``verify_quotes`` tool result (which must be ok)."""
-    location = cast(LocationJson, result["location"])
-    return cast(CitationJson, {
-        "chunk_id": result["chunk_id"],
-        "quote": location["quote"],
-        "final_url": result["final_url"],
-        "origin": result["origin"],
-        "title": result["title"] or "",
-        "fetched_at": result["fetched_at"],
-        "sha256": result["sha256"],
-        "paragraph_index": location["paragraph_index"],
-        "start": location["start"],
-        "end": location["end"],
-    })
-
-
-def chunk_citation(record: ChunkRecord, quote: str) -> CitationJson | None:
-    """A report citation of ``quote`` in one chunk record, verified against that chunk only
-    (:func:`ditto_nb.evidence.verify_quote`); None when it is not exact text of the chunk."""
-    chunk = Chunk.model_validate(record)
-    check = verify_quote(chunk.chunk_id, quote, {chunk.chunk_id: chunk})
-    if not check.ok or check.location is None:
-        return None
-    return citation_json({
-        "chunk_id": chunk.chunk_id, "quote": quote, "ok": True, "reason": "",
-        "location": cast(LocationJson, check.location.__dict__), "origin": chunk.origin,
-        "final_url": chunk.final_url, "title": chunk.title, "fetched_at": chunk.fetched_at,
-        "sha256": chunk.sha256, "paragraph_text": chunk.text,
-    })
 
 
 def _as_check(result: QuoteResult) -> QuoteCheck:
@@ -376,5 +345,5 @@ def evaluate_draft(
     return out
 
 
-__all__ = ["Evaluation", "citation_json", "complete_draft", "decide_status", "draft_citations", "evaluate_draft", "merge_claims",
+__all__ = ["Evaluation", "complete_draft", "decide_status", "draft_citations", "evaluate_draft", "merge_claims",
            "strip_header"]

@@ -33,14 +33,14 @@ from dataclasses import dataclass, field, replace
 from ditto_nb.errors import UngroundedAnswer
 from ditto_nb.patterns.common import run_step
 from ditto_nb.patterns.common.grounding import Attempt, Grounding, ground
-from ditto_nb.patterns.common.records import ChunkRecord, PageRecord, WithheldClaim
+from ditto_nb.patterns.common.records import ChunkRecord, ClaimJson, PageRecord, WithheldClaim
 from ditto_nb.patterns.web_qa import schemas
 from ditto_nb.patterns.web_qa.compare_step import compare_round, wants_compare
 from ditto_nb.patterns.web_qa.draft_round import draft_round
 from ditto_nb.patterns.web_qa.evaluate import Evaluation, decide_status, merge_claims
 from ditto_nb.patterns.web_qa.rule_set import KEEP_FIRST_ANSWER, REPAIR_MENDABLE_ONLY, RULES, mendable
 from ditto_nb.patterns.web_qa.rules import DraftAnswer, LayerResult, RuleContext, run_rules
-from ditto_nb.patterns.web_qa.stage_models import AnswerJson, ClaimJson, ReportConflict, RuleFiredJson, SelectedJson
+from ditto_nb.patterns.web_qa.stage_models import AnswerJson, ReportConflict, RuleFiredJson, SelectedJson
 from ditto_nb.patterns.web_qa.stages import RunState, Step
 from ditto_nb.patterns.web_qa.withheld import withheld_graph
 

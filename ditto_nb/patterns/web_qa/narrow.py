@@ -34,10 +34,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ditto_nb.patterns.common.records import ChunkRecord
-from ditto_nb.patterns.web_qa.answer_checks import expected_kind, is_yes_no, number_elsewhere, repeats_question
-from ditto_nb.patterns.web_qa.evaluate import chunk_citation
-from ditto_nb.patterns.web_qa.stage_models import ClaimJson
+from ditto_nb.patterns.common.citations import chunk_citation
+from ditto_nb.patterns.common.compare.side_by_side import is_yes_no
+from ditto_nb.patterns.common.records import ChunkRecord, ClaimJson
+from ditto_nb.patterns.web_qa.answer_checks import expected_kind, number_elsewhere, repeats_question
 from ditto_nb.patterns.web_qa.tied_years import asks_name, tie
 from ditto_nb.text import normalize_text, split_sentences
 

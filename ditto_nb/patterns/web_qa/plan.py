@@ -28,11 +28,10 @@ from ditto_nb.errors import InvalidRequest
 from ditto_nb.patterns.common import TaskScope, add_stage_commit, binding_for, build_resume_graph, read_resume, run_step
 from ditto_nb.patterns.common.binding import canonical_json
 from ditto_nb.patterns.common.ledger import COUNTERS, Ledger, now_iso
-from ditto_nb.patterns.common.records import WithheldClaim
+from ditto_nb.patterns.common.records import CitationJson, WithheldClaim
 from ditto_nb.patterns.common.stage import PatternSpec, ReplayPolicy, Stage, run_stages
 from ditto_nb.patterns.web_qa.stage_models import (
     AnswerJson,
-    CitationJson,
     PlanJson,
     PlanStage,
     ReadJson,
@@ -49,10 +48,10 @@ from ditto_nb.patterns.web_qa import prompts
 from ditto_nb.patterns.common.retrieval import comparison_entities
 from ditto_nb.patterns.web_qa.rule_set import RULE_NAMES
 from ditto_nb.patterns.web_qa.rules import RuleContext, rules_off
-from ditto_nb.patterns.web_qa.side_by_side import missing_sides
+from ditto_nb.patterns.common.compare.side_by_side import missing_sides
 from ditto_nb.patterns.web_qa.grounded import grounded_answer
 from ditto_nb.patterns.web_qa.hop import first_hop_plan, hop_read_stage, hop_searched_stage, merge_hop
-from ditto_nb.patterns.web_qa.evaluate import chunk_citation
+from ditto_nb.patterns.common.citations import chunk_citation
 from ditto_nb.patterns.web_qa.report import WebQaReport, published_report, render_markdown
 from ditto_nb.patterns.web_qa.withheld import add_withheld
 from ditto_nb.patterns.web_qa.request import WebQaRequest

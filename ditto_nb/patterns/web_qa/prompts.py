@@ -26,7 +26,8 @@ from ditto_nb.patterns.web_qa.schemas import (ClaimItem, CompareOutput, GroundOu
                                              SelectOutput)
 from ditto_nb.patterns.web_qa.chunk_labels import (MAX_CHUNK_CHARS, EvidenceLine, evidence_lines, label,
                                                    render_chunks, resolve_label)
-from ditto_nb.patterns.web_qa.side_by_side import answer_form, asks_both
+from ditto_nb.patterns.common.compare.prompt import COMPARE_ANSWER, compare_request
+from ditto_nb.patterns.common.compare.side_by_side import answer_form
 from ditto_nb.patterns.web_qa.stage_models import DraftCitation, ShownConflict
 
 ANSWER_CHUNK_CHARS = 600
@@ -74,11 +75,6 @@ _COMPARE_RULES = (
     "Then answer: {then}. Code quotes the chunk's sentence that states each claim. status: "
     "answered only if the two claims decide the answer, else insufficient-evidence."
 )
-_COMPARE_ANSWER = {  # what the answer of a comparison is, by side_by_side.answer_form
-    "yes-no": "yes or no, as the two claims decide",
-    "side": "only the name of {names}, as the question writes it, that the two claims show",
-    "value": "only the few words that answer the question, the value both share (not a name of {names})",
-}
 _COMPARE_EXAMPLE = (
     'Example (question "Which river is longer, the Ara or the Bel?"): {"claims": [{"chunk_id": "C1", '
     '"claim": "The Ara is 120 km long."}, {"chunk_id": "C3", "claim": "The Bel is 85 km long."}], '
@@ -207,7 +203,7 @@ def _claim_rules(question: str, compared: Sequence[str]) -> str:
     answer in the form the question asks for), else :data:`_CLAIM_RULES`."""
     if len(compared) != 2:
         return _CLAIM_RULES
-    then = _COMPARE_ANSWER[answer_form(question)].format(names=" or ".join(compared))
+    then = COMPARE_ANSWER[answer_form(question)].format(names=" or ".join(compared))
     return _COMPARE_RULES.format(sides=" and ".join(compared), then=then)
 
 
@@ -249,22 +245,6 @@ def answer_messages(
     return _report_messages("answer", question, chunks, "\n".join(lines))
 
 
-_SIDES_RULES = (
-    "Compare the two from their quotes only. first: what the first one's quotes say about the fact "
-    "the question compares, in a few words; second: the same for the second one. Then answer: "
-    "{then}. status: answered when the two values decide the answer, else insufficient-evidence."
-)
-
-
-_BOTH_RULES = (
-    "The question asks whether both have what it names. Judge each one from its own quotes only. "
-    "first: yes, no or unclear for the first one, then a few words of its quotes: yes when they "
-    "say it has what the question names, no when they say it is something else, unclear when "
-    "they do not say; second: the same for the second one. Then answer: yes when both are yes, no "
-    "when one is no. status: answered when the answer is yes or no, else insufficient-evidence."
-)
-
-
 def compare_messages(question: str, sides: Sequence[tuple[str, Sequence[str]]]) -> list[dict[str, str]]:
     """Messages of ``Task: compare``: the question and each compared side's verified quotes, no
     chunks (rules and format in the request, not in :data:`SYSTEM`;
@@ -279,26 +259,6 @@ def compare_messages(question: str, sides: Sequence[tuple[str, Sequence[str]]]) 
     """
     shown, rules = compare_request(question, sides)
     return _messages("compare", shown, rules)
-
-
-def compare_request(question: str, sides: Sequence[tuple[str, Sequence[str]]]) -> tuple[str, str]:
-    """The ``compare`` call's two parts, shared by Web QA and deep research (each wraps them in its
-    own message layout).
-
-    Args:
-        question: the question (or research topic) as asked.
-        sides: ``(side as the question writes it, its quotes)``, the question's order.
-
-    Returns:
-        ``(shown, rules)``: ``Question: …`` with each side's numbered quotes, and the rules
-        (:data:`_BOTH_RULES` for a ``both`` question, else :data:`_SIDES_RULES` with the answer form).
-    """
-    names = [side for side, _ in sides]
-    then = _COMPARE_ANSWER[answer_form(question)].format(names=" or ".join(names))
-    shown = "\n".join(f"{n}. {side}: " + " ".join(f'"{q}"' for q in quotes)
-                      for n, (side, quotes) in enumerate(sides, 1))
-    rules = _BOTH_RULES if asks_both(question) else _SIDES_RULES.format(then=then)
-    return f"Question: {question}\nQuotes:\n{shown}", rules
 
 
 def ground_messages(
@@ -372,7 +332,6 @@ __all__ = [
     "SYSTEM",
     "answer_messages",
     "compare_messages",
-    "compare_request",
     "evidence_block",
     "evidence_lines",
     "ground_messages",

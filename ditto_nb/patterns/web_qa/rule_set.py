@@ -40,18 +40,17 @@ from ditto_nb.patterns.web_qa.answer_checks import (
     excluded_entity,
     expected_kind,
     is_sentence,
-    is_yes_no,
     repeats_question,
 )
-from ditto_nb.patterns.common.records import ChunkRecord
+from ditto_nb.patterns.common.records import ChunkRecord, ClaimJson
 from ditto_nb.patterns.common.retrieval import names_entity
-from ditto_nb.patterns.web_qa.comparison import decide_nationality, decide_order
-from ditto_nb.patterns.web_qa.kinds import decide_kind
+from ditto_nb.patterns.common.compare.comparison import decide_nationality, decide_order
+from ditto_nb.patterns.common.compare.kinds import decide_kind
 from ditto_nb.patterns.web_qa.narrow import counted_answer, narrower_answer, renamed_answer
 from ditto_nb.patterns.web_qa.rules import AnswerRule, DraftAnswer, QuestionKind, Rewrite, RuleContext, RuleOutput
-from ditto_nb.patterns.web_qa.side_by_side import answer_form, compared_answer, missing_sides, named_sides
-from ditto_nb.patterns.web_qa.sides import side_claims
-from ditto_nb.patterns.web_qa.stage_models import ClaimJson, RuleFiredJson
+from ditto_nb.patterns.common.compare.side_by_side import answer_form, compared_answer, is_yes_no, missing_sides, named_sides
+from ditto_nb.patterns.common.compare.sides import side_claims
+from ditto_nb.patterns.web_qa.stage_models import RuleFiredJson
 from ditto_nb.patterns.web_qa.tied_years import tied_elsewhere, tied_in
 from ditto_nb.text import normalize_text
 

@@ -30,8 +30,8 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from ditto_nb.errors import InvalidRequest
-from ditto_nb.patterns.common.records import ChunkRecord
-from ditto_nb.patterns.web_qa.stage_models import ClaimJson, RuleFiredJson
+from ditto_nb.patterns.common.records import ChunkRecord, ClaimJson
+from ditto_nb.patterns.web_qa.stage_models import RuleFiredJson
 
 QuestionKind = Literal["single", "comparison"]
 Phase = Literal["rewrite", "check"]

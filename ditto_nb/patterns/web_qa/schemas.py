@@ -1,17 +1,22 @@
 """Output schemas of the Web QA model calls (pydantic; the JSON schema is a local model's grammar).
 
 Schemas are flat and compact (no docstring or titles in the JSON schema: they would cost prompt
-tokens). Length caps (``maxLength``/``maxItems``) go into the JSON schema only, not into
-validation (see :data:`CLAIM_CHARS`). Prompts: :mod:`ditto_nb.patterns.web_qa.prompts`.
+tokens; base :class:`~ditto_nb.patterns.common.output_schema.CompactSchema`). Length caps
+(``maxLength``/``maxItems``) go into the JSON schema only, not into validation (see
+:data:`CLAIM_CHARS`; the short answer's cap,
+:data:`~ditto_nb.patterns.common.output_schema.ANSWER_CHARS`, is shared with the ``compare`` call's
+:class:`~ditto_nb.patterns.common.compare.schema.SidesOutput`). Prompts:
+:mod:`ditto_nb.patterns.web_qa.prompts`.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
-from pydantic.config import JsonDict
+from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
+
+from ditto_nb.patterns.common.output_schema import ANSWER_CHARS, CompactSchema
 
 STATUSES = ("answered", "insufficient-evidence", "conflicting-evidence", "needs-clarification")
 Status = Literal["answered", "insufficient-evidence", "conflicting-evidence", "needs-clarification"]
@@ -20,8 +25,6 @@ CLAIM_CHARS = 120
 (so into a local model's output grammar), not into validation: a provider that ignores them (no
 grammar) is not failed for a longer value. Generated tokens are the main cost on a CPU (~12
 tokens/s for the 1.5B model on 2 cores)."""
-ANSWER_CHARS = 120
-"""Most characters of the short answer (grammar-enforced)."""
 MAX_CLAIMS = 4
 """Most claims in one draft (grammar-enforced): a two-step or comparison answer needs two, a
 cross-checked one four."""
@@ -29,25 +32,7 @@ REASON_CHARS = 60
 """Most characters of one grounding verdict's reason (grammar-enforced)."""
 
 
-def _compact_schema(schema: JsonDict, model: type[Any]) -> None:
-    """Drop the class docstring and property titles from a JSON schema (they only cost prompt tokens:
-    the schema is appended to the system message and compiled to the output grammar)."""
-    del model
-    schema.pop("description", None)
-    schema.pop("title", None)
-    properties = schema.get("properties") or {}
-    for prop in properties.values() if isinstance(properties, dict) else ():
-        if isinstance(prop, dict):
-            prop.pop("title", None)
-
-
-class _Schema(BaseModel):
-    """Base of the output schemas: compact JSON schema (no docstring, no property titles)."""
-
-    model_config = ConfigDict(json_schema_extra=_compact_schema)
-
-
-class PlanOutput(_Schema):
+class PlanOutput(CompactSchema):
     """Output of ``Task: plan`` (queries only: the report's normalized question is the question as
     asked, normalized by code — a restatement cost ~30 generated tokens and could drop a hop)."""
 
@@ -56,7 +41,7 @@ class PlanOutput(_Schema):
     clarification: str = Field(default="", description="What to ask the user, if unclear.")
 
 
-class ConflictItem(_Schema):
+class ConflictItem(CompactSchema):
     """One disagreement between two chunks."""
 
     topic: str = Field(description="The fact they disagree on.")
@@ -66,7 +51,7 @@ class ConflictItem(_Schema):
     quote_b: str = Field(description="Exact text of chunk_b.")
 
 
-class SelectOutput(_Schema):
+class SelectOutput(CompactSchema):
     """Output of ``Task: select``."""
 
     selected: list[str] = Field(description="Labels of useful chunks.")
@@ -76,7 +61,7 @@ class SelectOutput(_Schema):
     conflicts: list[ConflictItem] = Field(default_factory=list, description="Usually empty.")
 
 
-class ClaimItem(_Schema):
+class ClaimItem(CompactSchema):
     """One claim and the chunk that states it (repeat a claim with another chunk to add a quote).
 
     The model does not copy the quote: ``quote`` is not in the JSON schema (so not in a local
@@ -90,7 +75,7 @@ class ClaimItem(_Schema):
     quote: SkipJsonSchema[str] = ""
 
 
-class AnswerOutput(_Schema):
+class AnswerOutput(CompactSchema):
     """Output of ``Task: answer`` and ``Task: repair`` (answer first, then its claims, then status).
 
     The answer comes first (grammar order), as a reader answers from the chunks, and the claims
@@ -113,11 +98,11 @@ class PlainAnswerOutput(AnswerOutput):
     )
 
 
-class CompareOutput(_Schema):
+class CompareOutput(CompactSchema):
     """Output of ``Task: answer`` / ``Task: repair`` for a comparison: the same fields as
     :class:`PlainAnswerOutput` in another grammar order, one claim per compared side *first*, then
     the answer, so a small model states both sides' values before it chooses
-    (:mod:`ditto_nb.patterns.web_qa.side_by_side`). Read back as :class:`AnswerOutput`."""
+    (:mod:`ditto_nb.patterns.common.compare.side_by_side`). Read back as :class:`AnswerOutput`."""
 
     claims: list[ClaimItem] = Field(json_schema_extra={"maxItems": MAX_CLAIMS},
                                     description="One claim per compared side, each from that side's chunk.")
@@ -125,19 +110,7 @@ class CompareOutput(_Schema):
     status: Literal["answered", "insufficient-evidence"] = Field(description="answered or insufficient-evidence.")
 
 
-class SidesOutput(_Schema):
-    """Output of ``Task: compare``: each side's value of the compared fact, read from its quotes,
-    then the answer the two values decide (:mod:`ditto_nb.patterns.web_qa.compare_step`)."""
-
-    first: str = Field(json_schema_extra={"maxLength": ANSWER_CHARS},
-                       description="What the first side's quotes say about the compared fact, a few words.")
-    second: str = Field(json_schema_extra={"maxLength": ANSWER_CHARS},
-                        description="What the second side's quotes say about it, a few words.")
-    answer: str = Field(json_schema_extra={"maxLength": ANSWER_CHARS}, description="The short answer, a few words.")
-    status: Literal["answered", "insufficient-evidence"] = Field(description="answered or insufficient-evidence.")
-
-
-class Verdict(_Schema):
+class Verdict(CompactSchema):
     """One grounding verdict (reason first, then the decision)."""
 
     n: int = Field(description="Claim number.")
@@ -145,7 +118,7 @@ class Verdict(_Schema):
     supported: bool = Field(description="True if the quote states the claim.")
 
 
-class GroundOutput(_Schema):
+class GroundOutput(CompactSchema):
     """Output of ``Task: ground`` and ``Task: regrade``."""
 
     verdicts: list[Verdict] = Field(description="One verdict per claim.")
@@ -153,7 +126,6 @@ class GroundOutput(_Schema):
 
 
 __all__ = [
-    "ANSWER_CHARS",
     "CLAIM_CHARS",
     "MAX_CLAIMS",
     "REASON_CHARS",
@@ -166,7 +138,6 @@ __all__ = [
     "PlainAnswerOutput",
     "PlanOutput",
     "SelectOutput",
-    "SidesOutput",
     "Status",
     "Verdict",
 ]

@@ -4,7 +4,7 @@ Each stage has a pydantic output model (validated before the row is committed) a
 :class:`~typing_extensions.TypedDict` of its committed JSON (``*Json``), which is what the plan's
 stage functions return and pass on: the same dicts as before, typed. Nested per-source records
 are the shared records of :mod:`ditto_nb.patterns.common.records` (search results, page records,
-chunks).
+chunks, claims and their citations).
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from ditto_nb.evidence import Chunk
 from ditto_nb.patterns.common.records import (
     ChunkRecord,
     CitationJson,
+    ClaimJson,
     OmittedItem,
     PageRecord,
-    QuoteLocation,
     SearchResult,
     SearchSpec,
     WithheldClaim,
@@ -168,24 +168,6 @@ class DraftCitation(TypedDict):
     quote: str
 
 
-class ClaimVerification(TypedDict):
-    """How a claim was checked (a ``ClaimCheck`` dump)."""
-
-    quotes_verified: bool
-    grounded: bool
-    grounding_reason: str
-    cross_check_passed: bool | None
-    origins: list[str]
-
-
-class ClaimJson(TypedDict):
-    """A claim of the answer with its verified citations (a ``Claim`` dump)."""
-
-    claim: str
-    citations: list[CitationJson]
-    verification: ClaimVerification
-
-
 class ReportConflict(TypedDict):
     """A verified conflict as reported: its topic and each side's citation."""
 
@@ -255,18 +237,6 @@ class WebQaReportJson(TypedDict, total=False):
     generated_at: str
 
 
-class QuoteEvidence(TypedDict, total=False):
-    """What :func:`~ditto_nb.patterns.web_qa.evaluate.citation_json` reads of a verified quote."""
-
-    chunk_id: str
-    location: QuoteLocation | None
-    final_url: str | None
-    origin: str | None
-    title: str | None
-    fetched_at: str | None
-    sha256: str | None
-
-
 WebQaStages = TypedDict(
     "WebQaStages",
     {
@@ -286,16 +256,12 @@ WebQaStages = TypedDict(
 
 __all__ = [
     "AnswerJson",
-    "CitationJson",
-    "ClaimJson",
-    "ClaimVerification",
     "ConflictQuote",
     "DraftCitation",
     "HopPlan",
     "HopResult",
     "PlanJson",
     "PlanStage",
-    "QuoteEvidence",
     "ReadFailure",
     "ReadJson",
     "ReadStage",

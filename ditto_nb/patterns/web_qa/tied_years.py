@@ -14,8 +14,8 @@ import re
 from collections.abc import Sequence
 
 from ditto_nb.evidence.rank import STOP_WORDS
-from ditto_nb.patterns.web_qa.comparison import YEAR
-from ditto_nb.patterns.web_qa.stage_models import ClaimJson
+from ditto_nb.patterns.common.compare.comparison import YEAR
+from ditto_nb.patterns.common.records import ClaimJson
 from ditto_nb.text import normalize_text, split_sentences
 
 _NAME_SPAN = re.compile(r"(?<![\w'])[A-Z][\w'-]*(?:\s+(?:of\s+(?:the\s+)?|the\s+)?[A-Z][\w'-]*)*")

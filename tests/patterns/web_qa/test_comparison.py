@@ -10,7 +10,7 @@ import pytest
 
 from ditto_nb.patterns.common import SearchSetup
 from ditto_nb.patterns.web_qa.rule_set import answer_problems
-from ditto_nb.patterns.web_qa.comparison import decide_order, order_of, side_value
+from ditto_nb.patterns.common.compare.comparison import decide_order, order_of, side_value
 from ditto_nb.sandbox import SandboxWeb, wiki_url
 from tests.patterns.web_qa.helpers import Script, make_request, run_once
 
@@ -73,7 +73,7 @@ def test_seats_compare_numbers_not_years() -> None:
 
 def test_a_plural_title_is_not_the_side() -> None:
     # seen on the real wiki: "Aliens (soundtrack)" (1986) was read as "Alien" (1979)
-    from ditto_nb.patterns.web_qa.comparison import about
+    from ditto_nb.patterns.common.compare.comparison import about
 
     aliens = claim("The score to the 1986 film Aliens was composed by James Horner.",
                    "The score to the 1986 film Aliens was composed by James Horner.", "Aliens (soundtrack)")
@@ -89,7 +89,7 @@ def test_a_plural_title_is_not_the_side() -> None:
 
 def test_the_side_sentence_comes_from_the_page_the_question_asks_for() -> None:
     # seen on the real wiki: "Aliens (soundtrack)" gave Alien's side sentence (1986), not "Alien (film)"
-    from ditto_nb.patterns.web_qa.sides import side_claims
+    from ditto_nb.patterns.common.compare.sides import side_claims
 
     def record(title: str, text: str) -> Any:
         return {"chunk_id": title, "url": wiki_url(title), "final_url": wiki_url(title), "origin": "https://wiki.test",
@@ -180,7 +180,7 @@ TEMPLE = claim("Shirley Temple was an actress.", "Shirley Temple Black was an Am
 
 
 def test_nationality_comparisons_are_decided_from_each_sides_demonym() -> None:
-    from ditto_nb.patterns.web_qa.comparison import decide_nationality, nationality
+    from ditto_nb.patterns.common.compare.comparison import decide_nationality, nationality
 
     same = "Are Cho Kyuhyun and Method Man of the same nationality?"
     assert nationality("Cho Kyuhyun", "Method Man", [CHO, METHOD]) == "South Korean"
@@ -197,7 +197,7 @@ def test_nationality_comparisons_are_decided_from_each_sides_demonym() -> None:
 
 
 def test_a_count_comparison_reads_the_numbers_of_the_counted_noun() -> None:
-    from ditto_nb.patterns.web_qa.comparison import counted_unit, decide_order, order_of
+    from ditto_nb.patterns.common.compare.comparison import counted_unit, decide_order, order_of
 
     assert counted_unit("Which genus has more species, Red Fen or Tusk?") == ["speci"]
     assert counted_unit("Which peak is higher: Oren Peak or Tusk") == []
@@ -220,7 +220,7 @@ def test_a_count_comparison_reads_the_numbers_of_the_counted_noun() -> None:
 
 
 def test_who_died_first_reads_the_death_year_not_the_birth_year() -> None:
-    from ditto_nb.patterns.web_qa.comparison import decide_order
+    from ditto_nb.patterns.common.compare.comparison import decide_order
 
     lead = "Mara Quell (1 July 1909 – 30 May 1994) was a Danish novelist."
     quell = claim(lead, lead, "Mara Quell")
@@ -232,7 +232,7 @@ def test_who_died_first_reads_the_death_year_not_the_birth_year() -> None:
 
 
 def test_two_births_in_one_year_are_ordered_by_their_days_and_only_then() -> None:
-    from ditto_nb.patterns.web_qa.comparison import order_decision, value_text
+    from ditto_nb.patterns.common.compare.comparison import order_decision, value_text
 
     quell = claim("Mara Quell was born in 1941.", "Mara Quell (born June 20, 1941) is a German physicist.", "Mara Quell")
     tamm = claim("Ilse Tamm was born on 15 September 1941.", "Ilse Tamm (born 15 September 1941) is a Polish pilot.",
@@ -254,7 +254,7 @@ def test_two_births_in_one_year_are_ordered_by_their_days_and_only_then() -> Non
 
 
 def test_both_a_and_b_then_the_nationality_word_is_decided_and_a_birthplace_is_no_nationality() -> None:
-    from ditto_nb.patterns.web_qa.comparison import decide_nationality, nationality
+    from ditto_nb.patterns.common.compare.comparison import decide_nationality, nationality
 
     quell = claim("Mara Quell is an American writer.", "Mara Quell (born 1950) is an American television writer.",
                   "Mara Quell")
@@ -269,7 +269,7 @@ def test_both_a_and_b_then_the_nationality_word_is_decided_and_a_birthplace_is_n
 
 
 def test_both_needs_the_nationality_word_right_after_it_and_the_noun_stated() -> None:
-    from ditto_nb.patterns.web_qa.comparison import decide_nationality
+    from ditto_nb.patterns.common.compare.comparison import decide_nationality
 
     winner = claim("Winner is a South Korean boy group.", "Winner is a South Korean boy group formed in 2013.", "Winner")
     sf9 = claim("SF9 is a South Korean boy band.", "SF9 is a South Korean boy band formed by FNC.", "SF9")
@@ -324,7 +324,7 @@ async def test_a_side_left_without_a_claim_gets_its_pages_deciding_sentence(
 
 
 def test_side_claims_only_for_a_comparison_code_decides() -> None:
-    from ditto_nb.patterns.web_qa.sides import side_claims
+    from ditto_nb.patterns.common.compare.sides import side_claims
 
     record: Any = {"chunk_id": "c1", "url": wiki_url("Mara Quell"), "final_url": wiki_url("Mara Quell"),
                    "origin": "https://wiki.test", "title": "Mara Quell", "fetched_at": "2026-12-02T00:00:00Z",
@@ -340,7 +340,7 @@ def test_side_claims_only_for_a_comparison_code_decides() -> None:
 def test_numbers_and_years_followed_by_a_comma_are_read() -> None:
     # seen on the real wiki: "the population was 43,742, making it …" gave no number, so the
     # ordering comparison was left to a repair (and ended insufficient)
-    from ditto_nb.patterns.web_qa.comparison import YEAR, numbers
+    from ditto_nb.patterns.common.compare.comparison import YEAR, numbers
 
     assert numbers("As of the 2010 census, the population was 43,742, making it the second-least populous.") == [43742.0]
     assert numbers("It has 12, 1,234,567 or 3.5 of them.") == [12.0, 1234567.0, 3.5]
@@ -360,7 +360,7 @@ def test_numbers_and_years_followed_by_a_comma_are_read() -> None:
 def test_a_choice_answered_with_neither_or_both_sides_is_a_problem() -> None:
     # seen on the real wiki: "American" for "Which American film director …, A or B?"; "A or B"
     from ditto_nb.patterns.web_qa.rule_set import answer_problems
-    from ditto_nb.patterns.web_qa.side_by_side import named_sides
+    from ditto_nb.patterns.common.compare.side_by_side import named_sides
 
     question = "Which fort has walls painted ochre, Orval Keep or The Brenn Hold?"
     sides = ["Orval Keep", "The Brenn Hold"]

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from ditto_nb.patterns.web_qa.kinds import asked_kind, decide_kind, defining_clause
-from ditto_nb.patterns.web_qa.sides import side_claims
+from ditto_nb.patterns.common.compare.kinds import asked_kind, decide_kind, defining_clause
+from ditto_nb.patterns.common.compare.sides import side_claims
 from ditto_nb.sandbox import wiki_url
 from tests.patterns.web_qa.helpers import Script
 from tests.patterns.web_qa.test_comparison import OLDER, claim, labels, run_architects
@@ -99,7 +99,7 @@ async def test_the_task_answers_no_when_one_side_is_not_of_the_kind(
 
 
 def test_types_of_is_read_as_the_kind_after_it() -> None:
-    from ditto_nb.patterns.web_qa.kinds import asked_kind
+    from ditto_nb.patterns.common.compare.kinds import asked_kind
     assert asked_kind("Are Waste Land and Shikashika both types of drinks?", ["Waste Land", "Shikashika"]) == ["drinks"]
     assert asked_kind("Are A and B both a kind of cheese?", ["A", "B"]) == ["cheese"]
 

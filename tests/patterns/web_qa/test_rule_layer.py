@@ -260,7 +260,7 @@ async def test_with_compare_sides_off_the_repair_runs_instead(
 
 
 def test_a_side_gets_the_sentences_of_its_own_page_about_the_compared_fact() -> None:
-    from ditto_nb.patterns.web_qa.sides import attribute_claims, attribute_words
+    from ditto_nb.patterns.common.compare.sides import attribute_claims, attribute_words
     question = "Are Ranger Rick and Tennis both sports magazines?"
     assert attribute_words(question, ["Ranger Rick", "Tennis"]) == ["sport", "magaz"]
     base = {"url": "https://wiki.test/x", "final_url": "https://wiki.test/x", "origin": "https://wiki.test",
@@ -282,12 +282,12 @@ def test_a_side_gets_the_sentences_of_its_own_page_about_the_compared_fact() -> 
     ("Both Ralph Bakshi and Béla Gaál had what role in film making?", "value"),
 ])
 def test_the_answer_form_a_comparison_asks_for(question: str, form: str) -> None:
-    from ditto_nb.patterns.web_qa.side_by_side import answer_form
+    from ditto_nb.patterns.common.compare.side_by_side import answer_form
     assert answer_form(question) == form
 
 
 def test_a_value_question_takes_the_shared_value_not_a_side() -> None:
-    from ditto_nb.patterns.web_qa.side_by_side import compared_answer
+    from ditto_nb.patterns.common.compare.side_by_side import compared_answer
     question = "Both Ralph Bakshi and Béla Gaál had what role in film making?"
     sides = ["Ralph Bakshi", "Béla Gaál"]
     gaal = claim("Béla Gaál was a Hungarian film director.", "Béla Gaál was a Hungarian film director.", "Béla Gaál")
@@ -349,7 +349,7 @@ async def test_with_keep_first_answer_off_the_sentence_is_declined(
 
 
 def test_a_side_named_longer_than_its_page_title_gets_its_pages_sentence() -> None:
-    from ditto_nb.patterns.web_qa.sides import attribute_claims
+    from ditto_nb.patterns.common.compare.sides import attribute_claims
     question = "Are Pothos and Tibouchina Aubl both flowering genus of plants?"
     base = {"url": "https://wiki.test/x", "final_url": "https://wiki.test/x", "origin": "https://wiki.test",
             "fetched_at": "2026-12-05T00:00:00Z", "sha256": "0" * 64, "paragraph_index": 0}
@@ -361,7 +361,7 @@ def test_a_side_named_longer_than_its_page_title_gets_its_pages_sentence() -> No
 
 
 def test_the_sides_page_that_shares_the_other_sides_qualifier_comes_first() -> None:
-    from ditto_nb.patterns.web_qa.sides import attribute_claims
+    from ditto_nb.patterns.common.compare.sides import attribute_claims
     question = "Do Bloody Mary and Sidecar share any ingredients in common?"
     base = {"url": "https://wiki.test/x", "final_url": "https://wiki.test/x", "origin": "https://wiki.test",
             "fetched_at": "2026-12-05T00:00:00Z", "sha256": "0" * 64, "paragraph_index": 0}
@@ -411,7 +411,7 @@ def test_the_sides_page_that_shares_the_other_sides_qualifier_comes_first() -> N
 ])
 def test_two_values_decide_an_order_or_sameness_by_code(question: str, values: list[str], quotes: list[list[str]],
                                                         decided: str | None) -> None:
-    from ditto_nb.patterns.web_qa.compare_step import decide_values
+    from ditto_nb.patterns.common.compare.values import decide_values
     from ditto_nb.patterns.common.retrieval import comparison_entities
     sides = comparison_entities(question) if "A taller" not in question else ["A", "B"]
     assert decide_values(question, sides, values, quotes) == decided
@@ -420,7 +420,7 @@ def test_two_values_decide_an_order_or_sameness_by_code(question: str, values: l
 @pytest.mark.parametrize(("values", "decided"), [(["formed in 2000", "formed in 2005"], "Yes"),
                                                   (["formed in 2000", "2012"], "No"), (["in 2000", "long ago"], None)])
 def test_both_before_a_year_compares_each_sides_year_with_it(values: list[str], decided: str | None) -> None:
-    from ditto_nb.patterns.web_qa.compare_step import decide_values
+    from ditto_nb.patterns.common.compare.values import decide_values
     quotes = [["Sound Team was formed in 2000 in Austin."], ["Dead by Sunrise formed in 2005, and again in 2012."]]
     question = "Were Sound Team and Dead by Sunrise both formed before 2010?"
     assert decide_values(question, ["Sound Team", "Dead by Sunrise"], values, quotes) == decided
@@ -451,7 +451,7 @@ async def test_a_yes_no_sentence_from_the_compare_step_publishes_its_leading_wor
     (["yes, a hill fort", "Yes: a hill fort"], "Yes"), (["yes, a hill fort", "no, a castle"], None),
     (["unclear", "no, a castle"], None), (["yes, a hill fort", "unclear"], None), (["a hill fort", "yes"], None)])
 def test_a_both_question_combines_each_sides_own_judgement(values: list[str], answer: str | None) -> None:
-    from ditto_nb.patterns.web_qa.side_by_side import asks_both, both_answer
+    from ditto_nb.patterns.common.compare.side_by_side import asks_both, both_answer
     assert asks_both("Are Orval Keep and Brenn Hold both hill forts?")
     assert not asks_both("Were Sound Team and Dead by Sunrise both formed before 2010?")
     assert not asks_both("Which fort is older, Orval Keep or Brenn Hold?")

@@ -50,8 +50,8 @@ from typing import Literal
 from ditto_nb.evidence.rank import STOP_WORDS
 from ditto_nb.evidence.support import stem
 from ditto_nb.patterns.common.demonyms import demonyms, nation
+from ditto_nb.patterns.common.records import ClaimJson
 from ditto_nb.patterns.common.retrieval import names_entity, title_key
-from ditto_nb.patterns.web_qa.stage_models import ClaimJson
 from ditto_nb.text import normalize_text, with_digits
 
 Order = Literal["earlier", "later", "more", "fewer"]
@@ -338,7 +338,7 @@ def nationality(side: str, other: str, claims: Sequence[ClaimJson]) -> str | Non
 def asked_after(text: str, after_both: int, compared: Sequence[str]) -> str:
     """What a ``both`` question asks, up to its question mark: the words after ``both`` and after
     the later compared name ("both American actors", "both A and B American"). Used by
-    :func:`decide_nationality` and :func:`~ditto_nb.patterns.web_qa.kinds.asked_kind`.
+    :func:`decide_nationality` and :func:`~ditto_nb.patterns.common.compare.kinds.asked_kind`.
 
     Args:
         text: the question (normalized).

@@ -3,7 +3,7 @@
 The 1.5B model often writes a claim for one side of a comparison only ("The Robins Center is a
 7,201-seat … arena" and nothing on Case Gym, whose page was shown to it; measured on a real wiki,
 issue 13), and the answer then cannot be decided or published. For a comparison code can decide
-(:mod:`ditto_nb.patterns.web_qa.comparison`: an order, or nationality; :mod:`.kinds`: a kind), a side without a claim
+(:mod:`ditto_nb.patterns.common.compare.comparison`: an order, or nationality; :mod:`.kinds`: a kind), a side without a claim
 about it gets one claim made by code: the first sentence of that side's shown chunk (its page:
 title, else a chunk naming it and not the other side) that states a value of the asked kind — a
 year (``earlier``/``later``), a number (``more``/``fewer``), a defining ``is a …`` clause (a
@@ -19,13 +19,12 @@ from collections.abc import Sequence
 
 from ditto_nb.evidence.rank import STOP_WORDS
 from ditto_nb.evidence.support import WORD, stem
-from ditto_nb.patterns.common.records import ChunkRecord
+from ditto_nb.patterns.common.citations import chunk_citation
+from ditto_nb.patterns.common.compare.comparison import YEAR, about, demonym_pattern, numbers, order_of
+from ditto_nb.patterns.common.compare.kinds import DEFINING, asked_kind
+from ditto_nb.patterns.common.records import ChunkRecord, CitationJson, ClaimJson
 from ditto_nb.patterns.common.relevance import qualifier_asked
 from ditto_nb.patterns.common.retrieval import names_entity, title_key
-from ditto_nb.patterns.web_qa.comparison import YEAR, about, demonym_pattern, numbers, order_of
-from ditto_nb.patterns.web_qa.evaluate import chunk_citation
-from ditto_nb.patterns.web_qa.kinds import DEFINING, asked_kind
-from ditto_nb.patterns.web_qa.stage_models import CitationJson, ClaimJson
 from ditto_nb.text import normalize_text, split_sentences
 
 

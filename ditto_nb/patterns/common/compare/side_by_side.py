@@ -4,11 +4,11 @@ A comparison question ("Which band had more members, Letters to Cleo or Screamin
 both Cypress and Ajuga genera?", "Both X and Y had what role in film making?") is answered from
 one verified, supported claim per compared side: the answer call writes a claim for each side
 from that side's own chunk (the compared fact: its members, what kind of thing it is, its role),
-*then* the answer (:class:`~ditto_nb.patterns.web_qa.schemas.CompareOutput`: the claims come
+*then* the answer (Web QA's ``CompareOutput`` schema: the claims come
 first in the output grammar, so a small model states both values before it chooses). Code then:
 
 - finds each side's claim (:func:`side_claim`: a claim cited from the side's page, or naming it
-  and not the other side, :func:`~ditto_nb.patterns.web_qa.comparison.about`);
+  and not the other side, :func:`~ditto_nb.patterns.common.compare.comparison.about`);
 - when both sides have one, publishes the derived answer (:func:`compared_answer`) in the form
   the question asks for (:func:`answer_form`): ``Yes``/``No``; the side the answer names, written
   as the question writes it (a choice, ``X or Y``); or a value both sides' quotes state (a shared
@@ -19,7 +19,7 @@ first in the output grammar, so a small model states both values before it choos
 
 One mechanism for every attribute: nothing here knows what is compared. Ordering comparisons whose
 quotes state a number or a year per side are still decided by code
-(:func:`~ditto_nb.patterns.web_qa.comparison.decide_order`), which runs first.
+(:func:`~ditto_nb.patterns.common.compare.comparison.decide_order`), which runs first.
 """
 
 from __future__ import annotations
@@ -29,11 +29,18 @@ from collections.abc import Sequence
 from typing import Literal
 
 from ditto_nb.evidence.support import answer_in_quotes
+from ditto_nb.patterns.common.compare.comparison import about
+from ditto_nb.patterns.common.records import ClaimJson
 from ditto_nb.patterns.common.retrieval import names_entity, title_key
-from ditto_nb.patterns.web_qa.answer_checks import is_yes_no
-from ditto_nb.patterns.web_qa.comparison import about
-from ditto_nb.patterns.web_qa.stage_models import ClaimJson
 from ditto_nb.text import normalize_text
+
+YES_NO = frozenset({"yes", "no"})
+
+
+def is_yes_no(answer: str) -> bool:
+    """True when the answer is a bare yes or no (``Yes.``, ``no``)."""
+    words = re.findall(r"\w+", answer.lower())
+    return bool(words) and words[0] in YES_NO and len(words) <= 2
 
 
 def side_claim(side: str, other: str, claims: Sequence[ClaimJson]) -> ClaimJson | None:
@@ -103,7 +110,7 @@ def both_answer(values: Sequence[str]) -> str | None:
     do not say ("Monkey Kingdom: no" for "connected with Disney?", "Roger Donaldson: no" for "in
     the film industry?") as often as for one whose quotes say it is something else (on 7
     comparisons of both halves, 2026-12-05: 3 right "no" answers, 4 wrong); a ``No`` comes from
-    code only (:func:`~ditto_nb.patterns.web_qa.kinds.decide_kind`)."""
+    code only (:func:`~ditto_nb.patterns.common.compare.kinds.decide_kind`)."""
     verdicts = [(re.match(r"\W*(yes|no)\b", v.lower()) or [None, None])[1] for v in values]
     return "Yes" if verdicts and all(v == "yes" for v in verdicts) else None
 
@@ -143,5 +150,5 @@ def compared_answer(question: str, compared: Sequence[str], answer: str,
     return None
 
 
-__all__ = ["AnswerForm", "answer_form", "asks_both", "both_answer", "compared_answer", "missing_sides", "named_sides",
-           "side_claim"]
+__all__ = ["YES_NO", "AnswerForm", "answer_form", "asks_both", "both_answer", "compared_answer", "is_yes_no",
+           "missing_sides", "named_sides", "side_claim"]

@@ -32,8 +32,8 @@ from collections.abc import Sequence
 
 from ditto_nb.evidence.rank import STOP_WORDS
 from ditto_nb.evidence.support import WORD, stem
-from ditto_nb.patterns.web_qa.comparison import about, asked_after, demonym_pattern
-from ditto_nb.patterns.web_qa.stage_models import ClaimJson
+from ditto_nb.patterns.common.compare.comparison import about, asked_after, demonym_pattern
+from ditto_nb.patterns.common.records import ClaimJson
 from ditto_nb.text import normalize_text
 
 MAX_KIND_WORDS = 4
