@@ -37,7 +37,7 @@ from ditto_nb.errors import BudgetExceeded
 from ditto_nb.evidence.rank import terms
 from ditto_nb.patterns.common.demonyms import nations_named
 from ditto_nb.patterns.common.report_records import ConclusionItem, CoverageItem, WithheldFinding
-from ditto_nb.patterns.common.retrieval import names_entity, question_entities
+from ditto_nb.patterns.common.retrieval import comparison_entities, names_entity, question_entities
 from ditto_nb.patterns.deep_research import prompts, schemas
 from ditto_nb.patterns.deep_research.coverage import addresses
 from ditto_nb.patterns.deep_research.published import published_coverage
@@ -157,7 +157,8 @@ def own_words(question: str, others: Sequence[str]) -> set[str]:
     return _wanted(question) - theirs - _ASKED_KINDS
 
 
-def candidates(question: str, kept: Sequence[ConclusionItem], limit: int = 2, others: Sequence[str] = ()) -> list[int]:
+def candidates(question: str, kept: Sequence[ConclusionItem], limit: int = 2, others: Sequence[str] = (),
+               sides: Sequence[str] = ()) -> list[int]:
     """The 0-based positions of the published findings code shows the call for ``question``:
     among those :func:`answers_question` admits and that state one of its :func:`own_words` (when
     it has any, beside the topic's ``others`` sub-questions), the ones sharing most of its content
@@ -171,8 +172,12 @@ def candidates(question: str, kept: Sequence[ConclusionItem], limit: int = 2, ot
     Big Stone Gap shoot in?" (7 such rows, 5 distinct, on earlier runs; all wrong by hand). A
     sub-question asking what another asks about another name ("Which country does Ken Flach play
     for?" beside "… does Lucie Šafářová play for?") takes only findings naming one of its names: the
-    call said "Ken Flach plays for the United States" answers the second."""
+    call said "Ken Flach plays for the United States" answers the second. On a comparison topic
+    (``sides``: the compared entities), a sub-question naming one side only takes no finding that
+    names the other side and not this one: the call said "Juan Carlos Onetti died on May 30, 1994"
+    answers "When did Bryce Courtenay die?" (held-out run, 2026-12-07)."""
     wanted, names = _wanted(question), question_entities(question)
+    asked_sides = [side for side in sides if names_entity(question, side)]
     own = own_words(question, others)
     # asked the same as another sub-question about another name ("Which country does A play for?" /
     # "… does B play for?"): only its names tell it apart, so a finding must name one of them
@@ -185,6 +190,9 @@ def candidates(question: str, kept: Sequence[ConclusionItem], limit: int = 2, ot
         states_own = bool(named) if by_name else not own or any(t.startswith(w) for w in own for t in have)
         if not states_own or not answers_question(question, c):
             return None
+        if len(asked_sides) == 1 and not names_entity(text, asked_sides[0]) and any(
+                names_entity(text, side) for side in sides):
+            return None  # about the other compared side
         return sum(1 for w in wanted if any(t.startswith(w) for t in have)) + len(named)
 
     scored = [(sc, i) for i, c in enumerate(kept) if (sc := score(c)) is not None]
@@ -217,7 +225,8 @@ def decide_coverage(ask: Ask, topic: str, coverage: Sequence[CoverageItem], kept
     # shares as many of its words as the answer does); its answer is the first judged to answer.
     picked = {0: [i for i, c in enumerate(kept) if answers_question(topic, c)]}
     subs = questions[1:]
-    picked |= {q: candidates(questions[q], kept, others=[o for o in subs if o != questions[q]])
+    sides = comparison_entities(topic)
+    picked |= {q: candidates(questions[q], kept, others=[o for o in subs if o != questions[q]], sides=sides)
                for q, row in enumerate(coverage, start=1) if row["status"] != "conflict"}
     # A sub-question a finding restates with its answer is decided by code (states_its_words).
     stated = {q: i for q, found in picked.items() if q > 0

@@ -153,8 +153,10 @@ def complete_quotes(draft: DraftDump, selected: Sequence[EvidenceItem]) -> Draft
     item's paragraph that state it (from another shown item when the cited one names none of the
     names it names: :func:`ditto_nb.evidence.quote_pick.best_source`). A finding that names its
     subject by a description its quote does not name is restated as the quote's sentence
-    (:func:`ditto_nb.evidence.restate.restatement`). A statement loses a trailing ``…`` (the mark of
-    a shown chunk's cut, copied by the model). The quote then goes through the same checks as any quote
+    (:func:`ditto_nb.evidence.restate.restatement`). A statement copied up to a shown chunk's cut
+    (ending in its ``…``) becomes its quote when it is a word-for-word excerpt of it
+    (:func:`ditto_nb.evidence.support.verbatim_excerpt`; measured: "… was voted the IFFHS World's …"
+    hid the topic's answer, "World's Best Goalkeeper", that its quote states), else loses the mark. The quote then goes through the same checks as any quote
     (exact-substring verification, the lexical support check, the review).
 
     Args:
@@ -169,7 +171,9 @@ def complete_quotes(draft: DraftDump, selected: Sequence[EvidenceItem]) -> Draft
     for row in draft.get("conclusions", []):
         finding = row.copy()
         # a statement copied up to the shown chunk's cut carries its mark ("… K. A. …"): not a word
-        finding["statement"] = str(finding.get("statement", "")).rstrip().removesuffix("…").rstrip()
+        statement = str(finding.get("statement", "")).rstrip()
+        cut = statement.endswith("…")
+        finding["statement"] = statement.removesuffix("…").rstrip()
         if not str(finding.get("quote") or "").strip():
             cited = str(finding.get("chunk_id", "")).strip().strip("[]")
             finding["chunk_id"], finding["quote"] = quote_for(str(finding.get("statement", "")), cited, shown)
@@ -178,6 +182,8 @@ def complete_quotes(draft: DraftDump, selected: Sequence[EvidenceItem]) -> Draft
         if restated is not None:
             # a two-hop statement naming its subject by a description: its quote's own sentence
             finding["statement"] = finding["quote"] = restated
+        elif cut and verbatim_excerpt(str(finding["statement"]), str(finding.get("quote", ""))):
+            finding["statement"] = finding["quote"]  # the sentence it was cut from, whole
         conclusions.append(finding)
     done = draft.copy()
     done["conclusions"] = conclusions

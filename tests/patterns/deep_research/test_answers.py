@@ -15,6 +15,7 @@ from ditto_nb.patterns.deep_research.answers import (
     NO_CALL_LEFT,
     STATED,
     answers_question,
+    candidates,
     decide_coverage,
     own_words,
     states_asked_kind,
@@ -130,6 +131,21 @@ def test_a_sub_question_told_apart_only_by_its_name_takes_only_findings_naming_i
     assert asked == []  # the first row restates its question; the second has no finding naming Hans Tamm
     assert [row["status"] for row in answers.coverage] == ["covered", "gap"]
     assert answers.coverage[1]["reason"] == "no published finding shares its words"
+
+
+def test_a_sub_question_about_one_compared_side_takes_no_finding_about_the_other() -> None:
+    sides = ["Ilse Marrek", "Hans Tamm"]
+    others = ["Who was Ilse Marrek?", "What happened to Ilse Marrek after her death?"]
+    tamm: ConclusionItem = {"index": 2, "statement": "Hans Tamm died on May 30, 1994.",
+                            "quote": "Hans Tamm (July 1, 1909 – May 30, 1994) was an engineer.",
+                            "evidence_id": "E6", "title": "Hans Tamm"}
+    marrek: ConclusionItem = {"index": 2, "statement": "Ilse Marrek died in 1950.",
+                              "quote": "Ilse Marrek died in 1950 in Kessendorf.", "evidence_id": "E4", "title": "Ilse Marrek"}
+    question = "When did Ilse Marrek die?"
+    assert candidates(question, [tamm], others=others) == [0]  # not a comparison topic: a candidate
+    assert candidates(question, [tamm], others=others, sides=sides) == []  # about the other side
+    assert candidates(question, [tamm, marrek], others=others, sides=sides) == [1]
+    assert candidates("When did they die?", [tamm], others=others, sides=sides) == [0]  # names no side
 
 
 def test_a_refused_pair_or_no_candidate_is_a_gap_with_its_reason() -> None:

@@ -271,7 +271,11 @@ def test_one_published_finding_per_fact() -> None:
     cut = complete_quotes({"summary": "", "unknowns": [], "conclusions": [
         {"index": 1, "statement": "Animorphs is a series written under the name K. A. …", "chunk_id": "E1",
          "quote": quote}]}, [])["conclusions"][0]["statement"]
-    assert cut == "Animorphs is a series written under the name K. A."
+    assert cut == "Animorphs is a series written under the name K. A."  # not an excerpt: the mark goes
+    whole = complete_quotes({"summary": "", "unknowns": [], "conclusions": [
+        {"index": 1, "statement": "Animorphs is a series written by Katherine Applegate, writing under …",
+         "chunk_id": "E1", "quote": quote}]}, [])["conclusions"][0]["statement"]
+    assert whole == quote  # an excerpt cut where the chunk was cut: its quote's sentence, whole
 
     def finding(statement: str, quote: str = quote) -> ConclusionItem:
         return {"index": 1, "statement": statement, "quote": quote, "evidence_id": "E1", "title": "Animorphs"}

@@ -107,6 +107,27 @@ def test_the_side_sentence_comes_from_the_page_the_question_asks_for() -> None:
     assert decide_order(question, sides, added) == "Alien"
 
 
+def test_a_page_titled_by_the_side_is_its_page_and_a_disambiguation_page_is_none() -> None:
+    # seen on the real wiki: "Manon (disambiguation)" and the ballet "L'histoire de Manon" were read
+    # beside the opera "Manon", and its "five acts" was not among the side's quotes
+    from ditto_nb.patterns.common.compare.sides import attribute_claims
+
+    def record(title: str, text: str) -> Any:
+        return {"chunk_id": title, "url": wiki_url(title), "final_url": wiki_url(title), "origin": "https://wiki.test",
+                "title": title, "fetched_at": "2026-12-02T00:00:00Z", "sha256": "0" * 64, "paragraph_index": 0,
+                "text": text}
+
+    shown = [record("Parsifal", "Parsifal is an opera in three acts by Richard Wagner."),
+             record("Manon (disambiguation)", "Manon is an opera by Jules Massenet. Manon Lescaut has 4 acts."),
+             record("L'histoire de Manon", "L'histoire de Manon is a ballet in 2 acts to music by Massenet."),
+             record("Manon", "Manon is an opéra comique in five acts by Jules Massenet.")]
+    question = "Which opera has more acts, Parsifal or Manon?"
+    sides = ["Parsifal", "Manon"]
+    added = attribute_claims(question, sides, [], shown)
+    assert {c["citations"][0]["title"] for c in added} == {"Parsifal", "Manon"}
+    assert decide_order(question, sides, added) == "Manon"
+
+
 def test_disagreeing_values_or_a_claim_naming_both_sides_decide_nothing() -> None:
     question = "Who was born first, Annie Morton or Terry Richardson?"
     sides = ["Annie Morton", "Terry Richardson"]

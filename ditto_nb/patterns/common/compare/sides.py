@@ -161,7 +161,8 @@ def attribute_claims(question: str, compared: Sequence[str], claims: Sequence[Cl
     A side the draft left without a verified claim gets, from its own page (:func:`_page_of`), the
     sentence that shares most of the question's attribute words (:func:`attribute_words`; ties go
     to the earlier sentence) and the page's first, defining sentence (``X is a …``), at most
-    :data:`MAX_SIDE_QUOTES`. Only the side's own page is quoted (a title naming it): a list page's
+    :data:`MAX_SIDE_QUOTES`. Only the side's own page is quoted (its title is the side when such a
+    page was read, disambiguation pages aside; else a title naming it): a list page's
     "Madame Figaro … are also published in the country" gave a wrong "same country" answer. Each
     claim's text is its quote, a verbatim sentence verified as exact text of its chunk, so it states
     nothing its quote does not; its verification says it was added by code.
@@ -191,8 +192,13 @@ def attribute_claims(question: str, compared: Sequence[str], claims: Sequence[Cl
         # the side's page: a title naming it, else (none read) a title whose words the side contains
         # ("Tibouchina" for "Tibouchina Aubl")
         strong = any(names_entity(t, side, whole_words=True) for t in titles)
+        # a page titled by the side itself, when one was read, is its only page ("L'histoire de
+        # Manon", a ballet, is not the opera "Manon"); a disambiguation page is no one's own page
+        # (measured: "Manon (disambiguation)"'s sentence came first and the opera's "five acts" was
+        # not among the side's quotes)
+        exact = {t for t in titles if title_key(t) == title_key(side) and "disambiguation" not in t.lower()}
         for record, title in zip(page, titles):
-            own = (names_entity(title, side, whole_words=True) if strong
+            own = (title in exact if exact else names_entity(title, side, whole_words=True) if strong
                    else names_entity(side, title_key(title), whole_words=True))
             if not own:  # another page's sentence about the side lacks its page's context ("the country")
                 continue
