@@ -24,3 +24,11 @@ def test_a_capitalized_first_word_is_not_a_name_and_nothing_kept_leaves_the_topi
     topic = "The Zarnow Bridge: who designed it?"
     assert foreign_names(topic, "Describe the Zarnow Bridge") == []
     assert topic_sub_questions(topic, ["Who is Ilse Marrek?"]) == [topic]
+
+
+def test_a_twin_asking_for_the_same_place_with_another_verb_form_is_dropped() -> None:
+    topic = "The director of the film 'Zarnow Gap' is based in what city?"
+    subs = ["Where was the film 'Zarnow Gap' shot?", "Which city did the film 'Zarnow Gap' shoot in?",
+            "When was the film 'Zarnow Gap' shot?"]
+    # "Where" and "Which city" ask for a place, "shot" is "shoot"; "When" asks for a time
+    assert topic_sub_questions(topic, subs) == [subs[0], subs[2]]
