@@ -15,7 +15,20 @@ def test_quote_about_a_different_entity_is_rejected() -> None:
     result = check_support("John Smith was a captain of Leeds United.",
                            "The captains were chosen by Peter Brown before the final.")
     assert not result.ok and {"smith", "leeds", "united"} <= {w.lower() for w in result.absent}
-    assert any("does not name Smith, Leeds" in reason for reason in result.reasons)
+    assert any("does not name John, Smith, Leeds" in reason for reason in result.reasons)
+
+
+def test_a_statement_whose_first_word_names_another_subject_is_rejected() -> None:
+    # a comparison's finding written about one side from the other side's page
+    quote = "Jack and Jill is an American bimonthly magazine for children 7 to 12 years old."
+    wrong = check_support("Paper is focused more on children 7 to 12 years old.", quote,
+                          title="Jack and Jill (magazine)")
+    assert not wrong.ok and "Paper" in wrong.absent
+    assert check_support("Jack and Jill is focused on children 7 to 12 years old.", quote,
+                         title="Jack and Jill (magazine)").ok
+    # a first word the quote holds in lower case is not a name it lacks
+    assert check_support("Founded in 1990, the magazine serves children.", "The magazine was founded in 1990 "
+                         "and serves children.").ok
 
 
 def test_pronoun_quote_is_supported_by_its_sentence_and_page_title() -> None:

@@ -37,6 +37,24 @@ def test_comparison_entities() -> None:
     assert comparison_entities("Do Mara Quell and Ilse Tamm have the same nationality?") == ["Mara Quell", "Ilse Tamm"]
 
 
+def test_an_ordering_word_makes_a_comparison_only_of_a_pair() -> None:
+    # dev-150 bridge questions an ordering word alone took for comparisons
+    assert comparison_entities("Who is the writer of this song that was the first track on the box set "
+                               "Back to Mono?") == []
+    assert comparison_entities("Vince Phillips held a title by an organization recognized by what larger "
+                               "Hall of Fame?") == []
+    # comparison-100 questions that pair their entities without "or"
+    assert comparison_entities("Which genus has more species, Bactris and Epigaea?") == ["Bactris", "Epigaea"]
+    assert comparison_entities("How many more singles titles did Kim Warwick win than Jorge Lozano?") == [
+        "Kim Warwick", "Jorge Lozano"]
+
+
+def test_to_joins_two_capitalized_words_not_numbers() -> None:
+    assert question_entities("What did Journey to the West inspire?") == ["Journey to the West"]
+    assert "Back to Mono" in question_entities("Which track opens Back to Mono?")
+    assert all(" to " not in e for e in question_entities("According to the 2001 census, who lived in Kirton End?"))
+
+
 def test_the_asked_nationality_after_both_is_no_word_of_a_name() -> None:
     assert sorted(comparison_entities("Are both Mara Quell and Ilse Tamm American?")) == ["Ilse Tamm", "Mara Quell"]
     assert sorted(comparison_entities("Are both Oren Vale Dask and Ilse Tamm Argentinian authors?")) == [

@@ -30,18 +30,25 @@ from ditto_nb.evidence.rank import STOP_WORDS, bm25_rank, terms
 from ditto_nb.patterns.common.demonyms import without_asked_nationality
 from ditto_nb.text import normalize_text
 
-CONNECTORS = frozenset("of and the de la le von van der du del da di for & 's".split())
-"""Lower-case words kept inside a capitalized span (``Bank of England``, ``Kiss and Tell``)."""
+CONNECTORS = frozenset("of and the to de la le von van der du del da di for & 's".split())
+"""Lower-case words kept inside a capitalized span (``Bank of England``, ``Kiss and Tell``,
+``Back to Mono``: without ``to`` the box set was two entities, and its ``first track`` a comparison)."""
+LETTER_CONNECTORS = frozenset({"to"})
+"""Connectors kept only between two words that start with a letter (``1988 to 1996`` is a range)."""
 QUESTION_WORDS = frozenset(
     "what which who whom whose where when why how is are was were do does did can could has have had "
     "in on at by of for from the a an this that these those both either neither name between".split()
 )
 """Capitalized words that do not start an entity at the start of a question (``What``, ``In``)."""
-COMPARISON_CUES = re.compile(
-    r"\b(both|same|either|neither|common|older|younger|oldest|youngest|earlier|later|first|"
-    r"longer|shorter|larger|smaller|bigger|higher|lower|more|less|fewer|greater|taller|closer|farther|share|shared)\b",
-    re.I,
-)
+PAIR_CUES = re.compile(r"\b(both|same|either|neither|common|share|shared)\b", re.I)
+"""Words that ask about two entities together (``both``, ``in common``)."""
+ORDER_CUES = re.compile(
+    r"\b(older|younger|oldest|youngest|earlier|later|first|longer|shorter|larger|smaller|bigger|higher|"
+    r"lower|more|less|fewer|greater|taller|closer|farther)\b", re.I)
+"""Words that order two entities (``older``, ``first``, ``more``); without a choice (``X or Y``)
+they make a comparison only when the two entities are written as a pair (:func:`_paired`)."""
+COMPARISON_CUES = re.compile(f"{PAIR_CUES.pattern}|{ORDER_CUES.pattern}", re.I)
+"""Either kind of comparison cue."""
 _QUOTED = re.compile(r"\"([^\"]{2,120})\"|“([^”]{2,120})”|(?<!\w)'([^']{2,120})'(?!\w)")
 _YES_NO_PAIR = re.compile(
     r"^(?:are|were|is|was|do|did|does|have|had)\s+(.+?)\s+and\s+(.+?)\s+(?:both|each|the same|of the same|"
@@ -143,11 +150,13 @@ def question_entities(question: str) -> list[str]:
         if capital and not span and word.lower() in QUESTION_WORDS:
             continue
         if capital:
+            if not word[0].isalpha() and LETTER_CONNECTORS & set(_trailing(span)):
+                close()  # "1988 to 1996" is a range, "According to the 2001 census" no name
             ends = word.endswith(".") and len(word.rstrip(".")) > 1  # "Archer." ends a sentence; "O." does not
             span.append(word.rstrip(".") if ends else word)
             if ends:
                 close()
-        elif span and word.lower() in CONNECTORS:
+        elif span and word.lower() in CONNECTORS and not (word in LETTER_CONNECTORS and not span[-1][0].isalpha()):
             span.append(word)
         else:
             close()
@@ -163,6 +172,16 @@ def question_entities(question: str) -> list[str]:
 
     ranked = sorted(enumerate(dict.fromkeys(found)), key=lambda item: (weight(item), item[0]))
     return [value for _, value in ranked]
+
+
+def _trailing(span: Sequence[str]) -> list[str]:
+    """The connector words that end a span being built."""
+    out: list[str] = []
+    for word in reversed(span):
+        if word.lower() not in CONNECTORS:
+            break
+        out.append(word)
+    return out
 
 
 def clarification_needed(question: str, model_says: bool) -> bool:
@@ -204,9 +223,22 @@ def comparison_entities(question: str) -> list[str]:
         right = sorted((e for e in entities if e in choice.group(2)), key=choice.group(2).find)
         if left and right:
             return [left[-1], right[0]]
-    if COMPARISON_CUES.search(text) or re.match(r"^(are|were|is|was|do|did|does)\b", text, re.I):
+    if (PAIR_CUES.search(text) or re.match(r"^(are|were|is|was|do|did|does)\b", text, re.I)
+            or (ORDER_CUES.search(text) and _paired(text, entities[0], entities[1]))):
         return without_asked_nationality(text, entities[:2])
     return []
+
+
+def _paired(text: str, first: str, second: str) -> bool:
+    """Whether two entities are written as a pair: ``A and B`` (either order) or ``… than B``.
+
+    Measured on dev-150's bridge questions: an ordering word alone took six of them for
+    comparisons ("the first track on the box set …", "what larger Hall of Fame", "first
+    published"), while every comparison-100 question with an ordering word and no ``or`` pairs its
+    entities ("Which genus has more species, Bactris and Epigaea?", "… Kim Warwick win than Jorge
+    Lozano?")."""
+    a, b = re.escape(first), re.escape(second)
+    return bool(re.search(rf"{a}\W+(?:and|&)\W+{b}|{b}\W+(?:and|&)\W+{a}|\bthan\W+(?:{a}|{b})", text))
 
 
 
@@ -369,6 +401,8 @@ def content_words(text: str) -> list[str]:
 
 __all__ = [
     "COMPARISON_CUES",
+    "ORDER_CUES",
+    "PAIR_CUES",
     "CONNECTORS",
     "MAX_FALLBACKS",
     "QUESTION_WORDS",

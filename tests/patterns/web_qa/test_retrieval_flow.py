@@ -190,10 +190,10 @@ async def test_claim_quoting_a_different_entity_is_rejected(
     scripted_model.responder = recorder
     request = make_request(wiki, question="What nationality is Mara Quell, the architect Tor Vennick admired?",
                            max_queries=2, max_pages=4)
-    with pytest.raises(UngroundedAnswer, match="does not name Quell"):
+    with pytest.raises(UngroundedAnswer, match="does not name Mara, Quell"):
         await run_once(tmp_path / "t", request, config, setup(wiki), scripted_model)
     repair_prompt = recorder.of("repair")[0]["messages"][-1]["content"]
-    assert "the quote does not name Quell" in repair_prompt
+    assert "the quote does not name Mara, Quell" in repair_prompt
 
 
 async def test_claim_without_a_quote_gets_the_sentence_of_its_chunk_that_states_it(
