@@ -13,7 +13,9 @@ misses such cases, so code checks first; the checks are lexical and deliberately
    the other side of a comparison is written with it ("Paper is focused more on children 7 to 12
    years old" quoting Jack and Jill's page). Measured over the 109 distinct published research
    conclusions stored in ``benchmarks/results``: the first word withheld 6, all six wrong (each
-   stated one side's or page's fact of another name), and no right one.
+   stated one side's or page's fact of another name), and no right one. A one-letter initial is
+   found in a name of the support text that starts with it ("Henry J. Kaiser" on "Henry John
+   Kaiser …"; found on a held-out research topic whose answer was that finding).
 3. **Content words**: at least :data:`MIN_COVERAGE` of the statement's content words (the
    ranking terms of :func:`ditto_nb.evidence.rank.terms`, minus words about the evidence itself
    such as "answer" or "quote") must appear in the support text.
@@ -148,7 +150,9 @@ def check_support(statement: str, quote: str, *, paragraph: str = "", title: str
     if numbers:
         absent += numbers
         reasons.append(f"the quote does not state the number(s) {', '.join(numbers)}")
-    names = [n for n in dict.fromkeys(_names(statement)) if stem(n) not in support_stems]
+    initials = {w[0] for w in WORD.findall(support) if w[0].isupper()}
+    names = [n for n in dict.fromkeys(_names(statement))
+             if stem(n) not in support_stems and not (len(n) == 1 and n in initials)]
     if names:
         absent += names
         reasons.append(f"the quote does not name {', '.join(names)}")

@@ -26,6 +26,10 @@ def test_a_statement_whose_first_word_names_another_subject_is_rejected() -> Non
     assert not wrong.ok and "Paper" in wrong.absent
     assert check_support("Jack and Jill is focused on children 7 to 12 years old.", quote,
                          title="Jack and Jill (magazine)").ok
+    # an initial is found in the name it abbreviates, not in a name of another letter
+    kaiser = "Henry John Kaiser was an American industrialist who founded Kaiser Ventures."
+    assert check_support("Henry J. Kaiser founded Kaiser Ventures.", kaiser).ok
+    assert "Q" in check_support("Henry Q. Kaiser founded Kaiser Ventures.", kaiser).absent
     # a first word the quote holds in lower case is not a name it lacks
     assert check_support("Founded in 1990, the magazine serves children.", "The magazine was founded in 1990 "
                          "and serves children.").ok

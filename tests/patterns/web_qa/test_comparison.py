@@ -87,14 +87,16 @@ def test_a_plural_title_is_not_the_side() -> None:
     assert decide_order(question, sides, [aliens, alien, battle]) == "Alien"
 
 
+def record(title: str, text: str) -> Any:
+    """A chunk record of one paragraph on the wiki page ``title``."""
+    return {"chunk_id": title, "url": wiki_url(title), "final_url": wiki_url(title), "origin": "https://wiki.test",
+            "title": title, "fetched_at": "2026-12-02T00:00:00Z", "sha256": "0" * 64, "paragraph_index": 0,
+            "text": text}
+
+
 def test_the_side_sentence_comes_from_the_page_the_question_asks_for() -> None:
     # seen on the real wiki: "Aliens (soundtrack)" gave Alien's side sentence (1986), not "Alien (film)"
     from ditto_nb.patterns.common.compare.sides import side_claims
-
-    def record(title: str, text: str) -> Any:
-        return {"chunk_id": title, "url": wiki_url(title), "final_url": wiki_url(title), "origin": "https://wiki.test",
-                "title": title, "fetched_at": "2026-12-02T00:00:00Z", "sha256": "0" * 64, "paragraph_index": 0,
-                "text": text}
 
     shown = [record("Aliens (soundtrack)", "The score to the 1986 film Aliens was composed by James Horner."),
              record("Alien (soundtrack)", "Alien is the soundtrack to the 1979 film, composed by Jerry Goldsmith."),
@@ -111,11 +113,6 @@ def test_a_page_titled_by_the_side_is_its_page_and_a_disambiguation_page_is_none
     # seen on the real wiki: "Manon (disambiguation)" and the ballet "L'histoire de Manon" were read
     # beside the opera "Manon", and its "five acts" was not among the side's quotes
     from ditto_nb.patterns.common.compare.sides import attribute_claims
-
-    def record(title: str, text: str) -> Any:
-        return {"chunk_id": title, "url": wiki_url(title), "final_url": wiki_url(title), "origin": "https://wiki.test",
-                "title": title, "fetched_at": "2026-12-02T00:00:00Z", "sha256": "0" * 64, "paragraph_index": 0,
-                "text": text}
 
     shown = [record("Parsifal", "Parsifal is an opera in three acts by Richard Wagner."),
              record("Manon (disambiguation)", "Manon is an opera by Jules Massenet. Manon Lescaut has 4 acts."),
