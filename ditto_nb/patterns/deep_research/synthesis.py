@@ -27,6 +27,8 @@ the side-by-side answer, from one quoted value per side
 
 from __future__ import annotations
 
+import re
+
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -145,6 +147,18 @@ class _Checked(TypedDict):
     ``supported``); carried over a repair that dropped them."""
 
 
+_ASKED_LABEL = re.compile(r"^[^?]{3,}\?[:\s]+(?=\S)")
+
+
+def asked_label(statement: str) -> str:
+    """``statement`` without a leading question it was labelled with: "Where was the film shot?:
+    Big Stone Gap is a 2014 … film" states only what follows the label (measured on a held-out
+    topic: the label's words made code decide the sub-question ``covered`` by a sentence that does
+    not say where the film was shot). A statement that is only a question is kept as it is (the
+    support check rejects it)."""
+    return _ASKED_LABEL.sub("", statement, count=1)
+
+
 def complete_quotes(draft: DraftDump, selected: Sequence[EvidenceItem]) -> DraftDump:
     """The draft with a quote picked by code for every finding that has none (pure, deterministic).
 
@@ -156,8 +170,10 @@ def complete_quotes(draft: DraftDump, selected: Sequence[EvidenceItem]) -> Draft
     (:func:`ditto_nb.evidence.restate.restatement`). A statement copied up to a shown chunk's cut
     (ending in its ``…``) becomes its quote when it is a word-for-word excerpt of it
     (:func:`ditto_nb.evidence.support.verbatim_excerpt`; measured: "… was voted the IFFHS World's …"
-    hid the topic's answer, "World's Best Goalkeeper", that its quote states), else loses the mark. The quote then goes through the same checks as any quote
-    (exact-substring verification, the lexical support check, the review).
+    hid the topic's answer, "World's Best Goalkeeper", that its quote states), else loses the mark.
+    A statement labelled with the question it answers loses the label (:func:`asked_label`). The
+    quote then goes through the same checks as any quote (exact-substring verification, the
+    lexical support check, the review).
 
     Args:
         draft: the report or repair draft.
@@ -171,7 +187,7 @@ def complete_quotes(draft: DraftDump, selected: Sequence[EvidenceItem]) -> Draft
     for row in draft.get("conclusions", []):
         finding = row.copy()
         # a statement copied up to the shown chunk's cut carries its mark ("… K. A. …"): not a word
-        statement = str(finding.get("statement", "")).rstrip()
+        statement = asked_label(str(finding.get("statement", ""))).rstrip()
         cut = statement.endswith("…")
         finding["statement"] = statement.removesuffix("…").rstrip()
         if not str(finding.get("quote") or "").strip():

@@ -287,3 +287,23 @@ def test_one_published_finding_per_fact() -> None:
     # and a statement quoted from another sentence is another finding
     assert [c["statement"] for c in distinct(kept)] == [longer["statement"], cut]
     assert distinct([finding(cut), finding(cut)]) == [finding(cut)]
+
+
+def test_a_statement_labelled_with_its_question_states_what_follows_the_label() -> None:
+    # held-out topic: the label's words made code decide "Where was the film shot?" covered by a
+    # sentence that does not say where the film was shot
+    from ditto_nb.patterns.deep_research.answers import states_its_words
+    from ditto_nb.patterns.deep_research.synthesis import complete_quotes
+
+    quote = "Big Stone Gap is a 2014 American comedy film written and directed by Adriana Trigiani."
+    labelled = {"index": 1, "statement": "Where was the film 'Big Stone Gap' shot?: Big Stone Gap is a 2014 "
+                "American comedy film written and directed …", "chunk_id": "E1", "quote": quote}
+    (done,) = complete_quotes({"summary": "", "unknowns": [], "conclusions": [labelled]}, [])["conclusions"]
+    assert done["statement"] == quote  # the label goes; the cut excerpt is its quote's sentence
+    asked = "Where was the film 'Big Stone Gap' shot?"
+    assert not states_its_words(asked, {"statement": done["statement"], "quote": quote, "evidence_id": "E1",
+                                        "title": "Big Stone Gap (film)"})
+    # a statement that is only a question stays one (the support check rejects it)
+    only = complete_quotes({"summary": "", "unknowns": [], "conclusions": [{**labelled, "statement": asked}]},
+                           [])["conclusions"][0]
+    assert only["statement"] == asked
