@@ -29,7 +29,8 @@ from collections import Counter
 from pathlib import Path
 
 from ditto_nb.patterns.common.retrieval import comparison_entities
-from ditto_nb.patterns.common.compare.comparison import decide_nationality, decide_order
+from ditto_nb.patterns.common.compare.comparison import decide_order
+from ditto_nb.patterns.common.compare.nationality import decide_nationality
 from ditto_nb.patterns.common.compare.kinds import decide_kind
 
 from hotpot_eval import normalize_answer

@@ -44,7 +44,8 @@ from ditto_nb.patterns.web_qa.answer_checks import (
 )
 from ditto_nb.patterns.common.records import ChunkRecord, ClaimJson
 from ditto_nb.patterns.common.retrieval import names_entity
-from ditto_nb.patterns.common.compare.comparison import decide_nationality, decide_order
+from ditto_nb.patterns.common.compare.comparison import decide_order
+from ditto_nb.patterns.common.compare.nationality import decide_nationality
 from ditto_nb.patterns.common.compare.kinds import decide_kind
 from ditto_nb.patterns.web_qa.narrow import counted_answer, narrower_answer, renamed_answer
 from ditto_nb.patterns.web_qa.rules import AnswerRule, DraftAnswer, QuestionKind, Rewrite, RuleContext, RuleOutput

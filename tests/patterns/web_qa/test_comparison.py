@@ -198,7 +198,7 @@ TEMPLE = claim("Shirley Temple was an actress.", "Shirley Temple Black was an Am
 
 
 def test_nationality_comparisons_are_decided_from_each_sides_demonym() -> None:
-    from ditto_nb.patterns.common.compare.comparison import decide_nationality, nationality
+    from ditto_nb.patterns.common.compare.nationality import decide_nationality, nationality
 
     same = "Are Cho Kyuhyun and Method Man of the same nationality?"
     assert nationality("Cho Kyuhyun", "Method Man", [CHO, METHOD]) == "South Korean"
@@ -272,7 +272,7 @@ def test_two_births_in_one_year_are_ordered_by_their_days_and_only_then() -> Non
 
 
 def test_both_a_and_b_then_the_nationality_word_is_decided_and_a_birthplace_is_no_nationality() -> None:
-    from ditto_nb.patterns.common.compare.comparison import decide_nationality, nationality
+    from ditto_nb.patterns.common.compare.nationality import decide_nationality, nationality
 
     quell = claim("Mara Quell is an American writer.", "Mara Quell (born 1950) is an American television writer.",
                   "Mara Quell")
@@ -287,7 +287,7 @@ def test_both_a_and_b_then_the_nationality_word_is_decided_and_a_birthplace_is_n
 
 
 def test_both_needs_the_nationality_word_right_after_it_and_the_noun_stated() -> None:
-    from ditto_nb.patterns.common.compare.comparison import decide_nationality
+    from ditto_nb.patterns.common.compare.nationality import decide_nationality
 
     winner = claim("Winner is a South Korean boy group.", "Winner is a South Korean boy group formed in 2013.", "Winner")
     sf9 = claim("SF9 is a South Korean boy band.", "SF9 is a South Korean boy band formed by FNC.", "SF9")

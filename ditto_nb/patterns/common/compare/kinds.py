@@ -11,7 +11,7 @@ Rules:
 - **The asked kind** (:func:`asked_kind`): the words after ``both`` (after the last compared entity
   when the question writes ``both X and Y <kind>``) up to the question mark: at most four words,
   none of them a relation word (``in``, ``from``, ``born``, ``located`` …: "both born in Ohio" is
-  not a kind) and not starting with a nationality word (:func:`~.comparison.decide_nationality`
+  not a kind) and not starting with a nationality word (:func:`~.nationality.decide_nationality`
   decides those). Its content words (3+ letters, not stop words) are the kind's nouns.
 - **A side's defining clause** (:func:`defining_clause`): the words after ``is a``/``was an``/
   ``is the``/``was one of the`` (up to ``.``, ``;``, ``:``, ``(`` or a relative ``who``/
@@ -32,7 +32,8 @@ from collections.abc import Sequence
 
 from ditto_nb.evidence.rank import STOP_WORDS
 from ditto_nb.evidence.support import WORD, stem
-from ditto_nb.patterns.common.compare.comparison import about, asked_after, demonym_pattern
+from ditto_nb.patterns.common.compare.comparison import about
+from ditto_nb.patterns.common.compare.nationality import asked_after, demonym_pattern
 from ditto_nb.patterns.common.records import ClaimJson
 from ditto_nb.text import normalize_text
 

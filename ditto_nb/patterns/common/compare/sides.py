@@ -20,7 +20,8 @@ from collections.abc import Sequence
 from ditto_nb.evidence.rank import STOP_WORDS
 from ditto_nb.evidence.support import WORD, stem
 from ditto_nb.patterns.common.citations import chunk_citation
-from ditto_nb.patterns.common.compare.comparison import YEAR, about, demonym_pattern, numbers, order_of
+from ditto_nb.patterns.common.compare.comparison import YEAR, about, numbers, order_of
+from ditto_nb.patterns.common.compare.nationality import demonym_pattern
 from ditto_nb.patterns.common.compare.kinds import DEFINING, asked_kind
 from ditto_nb.patterns.common.records import ChunkRecord, CitationJson, ClaimJson
 from ditto_nb.patterns.common.relevance import qualifier_asked
