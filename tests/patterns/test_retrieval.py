@@ -2,13 +2,8 @@
 
 from __future__ import annotations
 
-from ditto_nb.patterns.common.retrieval import (
-    build_queries,
-    comparison_entities,
-    hop_queries,
-    question_entities,
-    relaxations,
-)
+from ditto_nb.patterns.common.retrieval import comparison_entities, question_entities
+from ditto_nb.patterns.common.search_queries import build_queries, hop_queries, relaxations
 from ditto_nb.patterns.common.relevance import rank_hits
 
 

@@ -5,7 +5,7 @@ search spec ``{"text", "fallbacks", "entity"}``; the ``web_search`` tool tries t
 ladder (``fallbacks``) while a form returns no hit and, for ``entity``, title search first.
 
 - Round one: :func:`first_round` — the topic's entities alone plus the plan's queries and
-  sub-questions, each with its ladder (:func:`~ditto_nb.patterns.common.retrieval.build_queries`).
+  sub-questions, each with its ladder (:func:`~ditto_nb.patterns.common.search_queries.build_queries`).
 - Later rounds: first a comparison's side whose page was not read (:func:`side_specs`); then,
   while a sub-question is a gap, the second hop (:func:`bridge_specs`) — a
   name the evidence mentions and the topic does not (the actress a film's page names, for a
@@ -28,13 +28,8 @@ from collections.abc import Iterable, Sequence
 from ditto_nb.patterns.common.records import EvidenceItem, SearchSpec
 from ditto_nb.patterns.common.relevance import bridge_candidates
 from ditto_nb.patterns.common.report_records import CoverageItem
-from ditto_nb.patterns.common.retrieval import (
-    build_queries,
-    comparison_entities,
-    names_entity,
-    question_entities,
-    relaxations,
-)
+from ditto_nb.patterns.common.retrieval import comparison_entities, names_entity, question_entities
+from ditto_nb.patterns.common.search_queries import build_queries, relaxations
 
 Spec = SearchSpec
 """A search spec ``{"text", "fallbacks", "entity"}`` (:class:`~ditto_nb.patterns.common.records.SearchSpec`)."""

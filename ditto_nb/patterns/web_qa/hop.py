@@ -37,12 +37,8 @@ from __future__ import annotations
 from collections.abc import Generator
 
 from ditto_nb.patterns.common.relevance import bridge_candidates
-from ditto_nb.patterns.common.retrieval import (
-    comparison_entities,
-    hop_queries,
-    question_entities,
-    title_key,
-)
+from ditto_nb.patterns.common.retrieval import comparison_entities, question_entities, title_key
+from ditto_nb.patterns.common.search_queries import hop_queries
 from ditto_nb.patterns.common.records import SearchSpec
 from ditto_nb.patterns.common.tools import MAX_NAMES
 from ditto_nb.patterns.web_qa.stage_models import (

@@ -25,7 +25,8 @@ from ditto_nb.patterns.common.records import (
     SearchSpec,
     ToolCall,
 )
-from ditto_nb.patterns.common.retrieval import build_queries, clarification_needed, comparison_entities
+from ditto_nb.patterns.common.retrieval import clarification_needed, comparison_entities
+from ditto_nb.patterns.common.search_queries import build_queries
 from ditto_nb.patterns.web_qa import prompts, schemas
 from ditto_nb.patterns.web_qa.candidates import MAX_CANDIDATES, candidate_chunks, candidate_urls, rank_candidates
 from ditto_nb.patterns.web_qa.request import WebQaRequest
