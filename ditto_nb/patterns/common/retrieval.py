@@ -54,11 +54,17 @@ _YES_NO_PAIR = re.compile(
     r"^(?:are|were|is|was|do|did|does|have|had)\s+(.+?)\s+and\s+(.+?)\s+(?:both|each|the same|of the same|"
     r"from the same|in the same|either)\b", re.I)
 DEMONYM_ENDINGS = ("an", "ese", "ish", "ch", "ic")
-_WORD = re.compile(r"[\w][\w.'&-]*")
+NAME_WORD = re.compile(r"[\w][\w.'&-]*")
+"""One word of a name or query (letters, digits and the inner marks of "St.", "O'Brien", "AT&T")."""
 _BREAK = re.compile(r"[,;:()?!]")
 """Punctuation between two words that ends a capitalized span."""
-_PAREN = re.compile(r"\s*\([^)]*\)\s*")
-def _clean(span: str) -> str:
+PARENTHESIS = re.compile(r"\s*\([^)]*\)\s*")
+"""A parenthesized span with the spaces around it (a title's qualifier: "Manon (disambiguation)")."""
+
+
+def clean_span(span: str) -> str:
+    """``span`` normalized (:func:`~ditto_nb.text.normalize_text`) without surrounding spaces,
+    quotes and punctuation."""
     return normalize_text(span.strip(" ,.;:?!\"'“”"))
 
 
@@ -73,7 +79,7 @@ def _pair_side(span: str) -> str:
     if tail and tail.start() > 0 and (re.search(r"[a-z](?:ed|s)\b", tail.group(0))
                                       or all(w in STOP_WORDS for w in tail.group(0).split())):
         span = span[:tail.start()]  # "Nathalie Sarraute have": a verb of the question
-    return _clean(span)
+    return clean_span(span)
 
 
 def _split_pair(span: str) -> list[str]:
@@ -106,17 +112,17 @@ def question_entities(question: str) -> list[str]:
     found: list[str] = []
     text = normalize_text(question)
     for match in _QUOTED.finditer(text):
-        value = _clean(next(g for g in match.groups() if g))
+        value = clean_span(next(g for g in match.groups() if g))
         if value:
             found.append(value)
-    words = [(m.group(0), m.start()) for m in _WORD.finditer(text)]
+    words = [(m.group(0), m.start()) for m in NAME_WORD.finditer(text)]
     span: list[str] = []
 
     def close() -> None:
         while span and span[-1].lower() in CONNECTORS:
             span.pop()
         if span:
-            value = _clean(" ".join(span))
+            value = clean_span(" ".join(span))
             if value and not any(value.lower() in f.lower() for f in found):
                 found.append(value)
         span.clear()
@@ -225,7 +231,7 @@ def _paired(text: str, first: str, second: str) -> bool:
 
 def title_key(title: str) -> str:
     """A title for matching: parenthetical qualifiers dropped, lower-cased, single spaces."""
-    return " ".join(_PAREN.sub(" ", normalize_text(title)).lower().split())
+    return " ".join(PARENTHESIS.sub(" ", normalize_text(title)).lower().split())
 
 
 def names_entity(text: str, entity: str, *, whole_words: bool = False) -> bool:
@@ -250,7 +256,10 @@ __all__ = [
     "ORDER_CUES",
     "PAIR_CUES",
     "CONNECTORS",
+    "NAME_WORD",
+    "PARENTHESIS",
     "QUESTION_WORDS",
+    "clean_span",
     "comparison_entities",
     "content_words",
     "names_entity",

@@ -9,8 +9,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ditto_nb.evidence.rank import STOP_WORDS, bm25_rank, terms
-from ditto_nb.patterns.common.retrieval import QUESTION_WORDS, comparison_entities, question_entities
-from ditto_nb.patterns.common.retrieval import _PAREN, _WORD, _clean  # the same word and span rules as the entities
+from ditto_nb.patterns.common.retrieval import (NAME_WORD, PARENTHESIS, QUESTION_WORDS, clean_span, comparison_entities,
+                                                question_entities)
 from ditto_nb.text import normalize_text
 
 MAX_FALLBACKS = 4
@@ -51,11 +51,11 @@ def relaxations(query: str, entities: Sequence[str], limit: int = MAX_FALLBACKS)
     named = sorted((e for e in entities if e.lower() in lower), key=len, reverse=True)
     forms: list[str] = []
     if named:
-        keep = {w.lower() for e in named for w in _WORD.findall(e)}
-        kept = [w for w in _WORD.findall(query) if w.lower() in keep or w.isdigit()]
+        keep = {w.lower() for e in named for w in NAME_WORD.findall(e)}
+        kept = [w for w in NAME_WORD.findall(query) if w.lower() in keep or w.isdigit()]
         forms.append(" ".join(kept))
     else:
-        content = [w for w in _WORD.findall(query) if w.lower() not in STOP_WORDS | QUESTION_WORDS and len(w) > 2]
+        content = [w for w in NAME_WORD.findall(query) if w.lower() not in STOP_WORDS | QUESTION_WORDS and len(w) > 2]
         informative = sorted(content, key=lambda w: (not w[0].isupper(), -len(w)))
         for keep_count in (len(informative) - 1, 4, 2):
             if 1 < keep_count < len(informative) or (keep_count == len(informative) - 1 and keep_count >= 1):
@@ -90,7 +90,7 @@ def build_queries(question: str, planned: Sequence[str], limit: int) -> list[Sea
     queries: list[SearchQuery] = []
     if compared:
         for entity in compared[:limit]:
-            queries.append(SearchQuery(entity, relaxations(entity, [_PAREN.sub(" ", entity).strip()]), entity))
+            queries.append(SearchQuery(entity, relaxations(entity, [PARENTHESIS.sub(" ", entity).strip()]), entity))
         return queries
     if entities:
         queries.append(SearchQuery(entities[0], relaxations(entities[0], entities), entities[0]))
@@ -128,13 +128,13 @@ def hop_queries(bridge: Sequence[str], missing: Sequence[str], done: Sequence[st
     sent = {d.lower() for d in done}
     out: list[SearchQuery] = []
     for name in bridge:
-        name = _clean(name)
+        name = clean_span(name)
         if name and name.lower() not in sent:
             inner = [e for e in question_entities(name) if e.lower() != name.lower()]
             out.append(SearchQuery(name, relaxations(name, inner), inner[0] if inner else name))
             sent.add(name.lower())
     for facet in missing:
-        facet = _clean(facet)
+        facet = clean_span(facet)
         names = question_entities(facet)
         if not facet or not names:
             continue
