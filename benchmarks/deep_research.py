@@ -123,6 +123,8 @@ def _mediawiki(args: argparse.Namespace) -> None:
         half = [q for q in load_benchmark() if q.half == args.half]
         questions = ([q for q in half if q.kind == "bridge"][: args.bridge]
                      + [q for q in half if q.kind != "bridge"][: args.comparison])
+        if args.ids:  # the named topics of the half, in its order
+            questions = [q for q in half if q.id in set(args.ids.split(","))]
         sources = [DEV_150, COMPARISON_100]
         folder = args.wiki_folder if args.wiki_folder != WIKI_FOLDER else Path(f"{WIKI_FOLDER}-250")
     else:
@@ -180,6 +182,7 @@ def main() -> None:
                              "2,500-page wiki of dev-150 + comparison-100")
     parser.add_argument("--bridge", type=int, default=20, help="with --half: bridge topics (first in file order)")
     parser.add_argument("--comparison", type=int, default=10, help="with --half: comparison topics")
+    parser.add_argument("--ids", default=None, help="with --half: only these comma-separated question ids")
     parser.add_argument("--out", type=Path, default=None, help="JSONL file for per-topic rows")
     args = parser.parse_args()
     if args.mediawiki:

@@ -25,6 +25,7 @@ from ditto_nb.errors import DittoError
 from ditto_nb.evidence.support import check_support
 from ditto_nb.patterns.common.retrieval import question_entities
 from ditto_nb.patterns.deep_research import ResearchReport, ResearchRequest, open_research, run_research
+from ditto_nb.patterns.deep_research.answers import states_asked_kind
 from ditto_nb.patterns.tasks import create_task
 from ditto_nb.runtime.config import RuntimeConfig
 from hotpot_eval import contains, is_yes_no, normalize_answer
@@ -59,7 +60,14 @@ def duplicate_pairs(sub_questions: list[str]) -> int:
 def coverage_contradictions(report: ResearchReport) -> int:
     """Coverage rows a published conclusion contradicts, by a crude automated check: a ``gap`` row
     whose named entities (at least one) all appear in one published statement together with half
-    of its other content words; a ``covered`` row no published statement shares a word with."""
+    of its other content words and the kind of answer it asks when a sentence shows it by its form
+    (:func:`~ditto_nb.patterns.deep_research.answers.states_asked_kind`: a year for "When", a
+    country for "Which country", a number for "How many"); a ``covered`` row no published statement
+    shares a word with.
+
+    The asked kind was added on 2026-12-07: over every stored research row it drops one flagged
+    pair, "In which country was the album … released?" beside "Poison released their album … in
+    2000" (no country; not a contradiction by hand), and keeps the 15 others."""
     statements = [c.statement for c in report.conclusions]
     bad = 0
     for row in report.coverage:
@@ -68,7 +76,8 @@ def coverage_contradictions(report: ResearchReport) -> int:
         rest = _content(question) - {w for n in names for w in _content(n)}
         if row.get("status") == "gap" and names:
             bad += any(all(n.lower() in s.lower() for n in names)
-                       and len(rest & _content(s)) * 2 >= len(rest) for s in statements)
+                       and len(rest & _content(s)) * 2 >= len(rest) and states_asked_kind(question, s)
+                       for s in statements)
         elif row.get("status") == "covered":
             bad += not any(_content(question) & _content(s) for s in statements)
     return bad
@@ -106,7 +115,7 @@ def lexical_support(report: ResearchReport, conclusion: Any) -> bool:
     """Whether a published conclusion passes the kit's own support check
     (:func:`ditto_nb.evidence.support.check_support`: numbers, dates and names in the quote's
     sentence or page title, and most content words), over the cited chunk's paragraph."""
-    chunk = next((c for c in report.cited_chunks if c.get("id") == conclusion.evidence_id), {})
+    chunk: Any = next((c for c in report.cited_chunks if c.get("id") == conclusion.evidence_id), {})
     return check_support(conclusion.statement, conclusion.quote, paragraph=str(chunk.get("text", "")),
                          title=conclusion.title).ok
 
