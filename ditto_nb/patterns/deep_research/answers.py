@@ -13,7 +13,9 @@ it admits; one model call judges each (question, finding) pair side by side — 
   call said the finding does not answer it; its own finding was withheld, with the reason);
 - ``conflict`` rows stay (both sides are quoted in the report);
 - the first finding judged to answer the topic is published first and leads the summary
-  (:func:`ditto_nb.patterns.deep_research.published.summary_of`).
+  (:func:`ditto_nb.patterns.deep_research.published.summary_of`); when none is, the first chain of
+  two findings judged to answer it together (:func:`chains`: the first names what the topic names
+  and a name the second one names) leads instead.
 
 Before this call, coverage counted a finding for the sub-question number the drafter gave it;
 hand-read on 15 unseen topics, about 6 of 14 rows were then wrong (a sub-question ``covered`` by a
@@ -40,7 +42,7 @@ from ditto_nb.patterns.common.report_records import ConclusionItem, CoverageItem
 from ditto_nb.patterns.common.retrieval import comparison_entities, names_entity, question_entities
 from ditto_nb.patterns.deep_research import prompts, schemas
 from ditto_nb.patterns.deep_research.coverage import addresses
-from ditto_nb.patterns.deep_research.published import published_coverage
+from ditto_nb.patterns.deep_research.published import full_sentence, published_coverage
 from ditto_nb.patterns.deep_research.run_state import Ask, Plan
 from ditto_nb.patterns.common.compare.comparison import NUMBER, YEAR
 from ditto_nb.text import normalize_text, with_digits
@@ -59,12 +61,13 @@ class Answers:
     Attributes:
         coverage: one row per sub-question (``index``, ``question``, ``status``, ``evidence_ids``,
             ``gap``, ``next_queries``, ``reason``).
-        topic: the 0-based position in the published findings of the one that answers the topic,
-            or None.
+        topic: the 0-based positions in the published findings of what answers the topic: one
+            finding, or two that answer it together as a chain (:func:`chains`, in chain order);
+            empty when none does.
     """
 
     coverage: list[CoverageItem]
-    topic: int | None
+    topic: tuple[int, ...]
 
 
 def _text(c: ConclusionItem) -> str:
@@ -219,7 +222,7 @@ def decide_coverage(ask: Ask, topic: str, coverage: Sequence[CoverageItem], kept
         drafter's numbers decide, see the module docstring).
     """
     if not kept or not coverage:
-        return Answers(_with_reasons(published_coverage(coverage, kept, withheld), ""), None)
+        return Answers(_with_reasons(published_coverage(coverage, kept, withheld), ""), ())
     questions = [topic, *(str(row["question"]) for row in coverage)]
     # The topic: every finding it admits is judged (on a two-hop topic the first hop's finding
     # shares as many of its words as the answer does); its answer is the first judged to answer.
@@ -232,23 +235,57 @@ def decide_coverage(ask: Ask, topic: str, coverage: Sequence[CoverageItem], kept
     stated = {q: i for q, found in picked.items() if q > 0
               for i in reversed(found) if states_its_words(questions[q], kept[i])}
     judged = [(q, i) for q, found in picked.items() if q not in stated for i in found]
+    linked = [] if sides else chains(topic, kept)  # shown last: the sub-questions' numbers stay
+    shown = [(questions[q], str(kept[i]["statement"])) for q, i in judged]
+    shown += [(topic, " ".join(full_sentence(str(kept[i]["statement"])) for i in chain)) for chain in linked]
     verdicts: dict[tuple[int, int], tuple[bool, str]] = {}
-    if judged:
+    chained: list[tuple[int, ...]] = []
+    if shown:
         try:
-            out = yield from ask("model:coverage", "coverage",
-                                 prompts.coverage_messages([(questions[q], str(kept[i]["statement"])) for q, i in judged]),
-                                 schemas.coverage_output(len(judged)))
+            out = yield from ask("model:coverage", "coverage", prompts.coverage_messages(shown),
+                                 schemas.coverage_output(len(shown)))
         except BudgetExceeded:
-            return Answers(_with_reasons(published_coverage(coverage, kept, withheld), NO_CALL_LEFT), None)
+            return Answers(_with_reasons(published_coverage(coverage, kept, withheld), NO_CALL_LEFT), ())
         given = {v.n: v for v in out.verdicts}
         for n, pair in enumerate(judged, start=1):
             v = given.get(n)
             verdicts[pair] = (v is not None and v.verdict == schemas.ANSWERS, v.reason.strip() if v else "")
+        chained = [chain for n, chain in enumerate(linked, start=len(judged) + 1)
+                   if (v := given.get(n)) is not None and v.verdict == schemas.ANSWERS]
     verdicts |= {(q, i): (True, STATED) for q, i in stated.items()}
     rows = [_row(row, [(i, verdicts.get((q, i))) for i in picked.get(q, [])], kept, withheld)
             for q, row in enumerate(coverage, start=1)]
-    answer = next((i for (q, i), (yes, _why) in verdicts.items() if q == 0 and yes), None)
-    return Answers(rows, answer)
+    answer = next(((i,) for (q, i), (yes, _why) in verdicts.items() if q == 0 and yes), None)
+    return Answers(rows, answer or (chained[0] if chained else ()))
+
+
+def chains(topic: str, kept: Sequence[ConclusionItem], limit: int = 2) -> list[tuple[int, int]]:
+    """Pairs of published findings that may answer a two-hop topic together: the first names a
+    name the topic gives and a name the topic does not give (the entity it leads to), which the
+    second one names. Held-out research topics whose answer was published but judged to answer
+    the topic by no finding alone (2026-12-07): "2014 S/S is the debut album of South Korean boy
+    group WINNER" then "WINNER was formed by YG Entertainment"; "Big Stone Gap is a 2014 … film
+    … directed by Adriana Trigiani" then "Adriana Trigiani is … based in Greenwich Village".
+
+    Args:
+        topic: the research topic (not a comparison: its sides are answered side by side).
+        kept: the published findings.
+        limit: the most pairs returned (each is one more pair for the coverage call).
+
+    Returns:
+        ``(first, second)`` 0-based positions, in the order of the findings.
+    """
+    given = question_entities(topic)
+    pairs: list[tuple[int, int]] = []
+    for i, first in enumerate(kept):
+        statement = str(first["statement"])
+        if not any(names_entity(statement, name) for name in given):
+            continue
+        leads = [name for name in question_entities(statement)
+                 if not names_entity(topic, name) and not any(names_entity(name, g) for g in given)]
+        pairs += [(i, j) for j, second in enumerate(kept) if j != i
+                  and any(names_entity(str(second["statement"]), name) for name in leads)]
+    return pairs[:limit]
 
 
 def _row(row: CoverageItem, judged: Sequence[tuple[int, tuple[bool, str] | None]], kept: Sequence[ConclusionItem],
@@ -291,5 +328,5 @@ def _with_reasons(rows: Sequence[CoverageItem], note: str) -> list[CoverageItem]
     return out
 
 
-__all__ = ["NO_CALL_LEFT", "STATED", "Answers", "answers_question", "candidates", "decide_coverage", "own_words",
+__all__ = ["NO_CALL_LEFT", "STATED", "Answers", "answers_question", "candidates", "chains", "decide_coverage", "own_words",
            "states_asked_kind", "states_its_words"]

@@ -52,13 +52,13 @@ def published_coverage(
 
 
 def summary_of(kept: Sequence[ConclusionItem], unknowns: Sequence[str], fixed: str = "",
-               answered: bool = False, compared: ComparedAnswer | None = None, compared_note: str = "") -> str:
+               answered: int = 0, compared: ComparedAnswer | None = None, compared_note: str = "") -> str:
     """The report's summary, composed by code from what was published (never the model's prose).
 
     A small model's summary restates withheld findings as fact (measured: "Corliss Archer ... holds
     the post of Lord High Treasurer" beside a withheld finding), so the summary is the published
     findings' statements, then what stays unknown. The topic's answer comes first, quoted, when
-    the coverage call named a finding for it (:mod:`ditto_nb.patterns.deep_research.answers`);
+    the coverage call named a finding for it (or a chain of two findings, both quoted) (:mod:`ditto_nb.patterns.deep_research.answers`);
     otherwise the summary says no finding was judged to answer the topic itself. A comparison
     topic answered side by side (:mod:`ditto_nb.patterns.deep_research.compared`) leads with that
     answer and each side's value and quote, and every finding follows it.
@@ -68,7 +68,7 @@ def summary_of(kept: Sequence[ConclusionItem], unknowns: Sequence[str], fixed: s
             ``answered``.
         unknowns: the unknowns of the report.
         fixed: a fixed text for reports with no evidence at all (clarification, nothing found).
-        answered: ``kept[0]`` answers the topic.
+        answered: how many of the first findings answer the topic together (0: none; 2: a chain).
         compared: the comparison topic's answer side by side, or None.
         compared_note: why a comparison topic has no such answer ("" when it has one).
 
@@ -83,17 +83,18 @@ def summary_of(kept: Sequence[ConclusionItem], unknowns: Sequence[str], fixed: s
     if compared is not None:  # the comparison's answer leads; every finding follows it
         sides = "; ".join(f"{s['side']}: {s['value'].strip()} (quote: \"{s['quote'].strip()}\")"
                           for s in compared["sides"])
-        parts.append(f"Answer: {_sentence(compared['answer'])} Compared side by side: {_sentence(sides)}")
+        parts.append(f"Answer: {full_sentence(compared['answer'])} Compared side by side: {full_sentence(sides)}")
     else:
         if compared_note:
-            parts.append(f"The comparison is not decided: {_sentence(compared_note)}")
+            parts.append(f"The comparison is not decided: {full_sentence(compared_note)}")
         if answered and rest:
-            first = rest.pop(0)
-            parts.append(f"Answer: {_sentence(str(first['statement']))} (quote: \"{str(first['quote']).strip()}\")")
+            lead, rest = rest[:answered], rest[answered:]
+            quotes = "; ".join(f"\"{str(c['quote']).strip()}\"" for c in lead)
+            parts.append(f"Answer: {' '.join(full_sentence(str(c['statement'])) for c in lead)} (quote: {quotes})")
         elif kept:
             parts.append("No published finding was judged to answer the topic itself.")
-    led = compared is not None or (answered and bool(kept))
-    known = " ".join(_sentence(s) for s in (str(c["statement"]) for c in rest) if s.strip())
+    led = compared is not None or (answered > 0 and bool(kept))
+    known = " ".join(full_sentence(s) for s in (str(c["statement"]) for c in rest) if s.strip())
     if known:
         parts.append(f"{'Also established' if led else 'Established'}: {known}")
     elif not kept and compared is None:
@@ -126,10 +127,10 @@ def distinct(kept: Sequence[ConclusionItem]) -> list[ConclusionItem]:
     return out
 
 
-def _sentence(text: str) -> str:
+def full_sentence(text: str) -> str:
     """``text`` stripped, ending with a full stop unless it ends with one already."""
     s = text.strip()
     return s if s.endswith((".", "!", "?")) else f"{s}."
 
 
-__all__ = ["distinct", "published_coverage", "summary_of"]
+__all__ = ["distinct", "full_sentence", "published_coverage", "summary_of"]

@@ -285,7 +285,7 @@ def synthesize(ask: Ask, request: ResearchRequest, plan: PlanDump, evidence: lis
         if grounding.repaired:  # what the repair added to the published findings
             drafted = {str(c.get("statement", "")) for c in grounding.first.draft.text.get("conclusions", [])}
             review["from_repair"] = [str(c["statement"]) for c in kept if str(c["statement"]) not in drafted]
-    rows, answer, compared = list(coverage), None, Compared(None)
+    rows, answer, compared = list(coverage), tuple[int, ...](), Compared(None)
     if stop_reason != "clarification" and selected:
         compared = yield from answer_side_by_side(ask, request.question, evidence)
     ordering = [orders_sides(request.question, str(c["statement"])) for c in kept]
@@ -294,8 +294,8 @@ def synthesize(ask: Ask, request: ResearchRequest, plan: PlanDump, evidence: lis
     if stop_reason != "clarification":
         answers = yield from decide_coverage(ask, request.question, coverage, kept, withheld)
         rows, answer = answers.coverage, answers.topic
-    if answer is not None:
-        kept = [kept[answer], *(c for i, c in enumerate(kept) if i != answer)]  # the topic's answer first
+    if answer:  # the topic's answer first (a chain's findings in its order)
+        kept = [*(kept[i] for i in answer), *(c for i, c in enumerate(kept) if i not in answer)]
     cited = {c["evidence_id"] for c in kept}
     conflicts = conflict_sides(rows, kept, evidence)
     cited |= {side["evidence_id"] for conflict in conflicts for side in conflict["sides"]}
@@ -316,7 +316,7 @@ def synthesize(ask: Ask, request: ResearchRequest, plan: PlanDump, evidence: lis
         scope=request.scope, goal=plan["goal"], sub_questions=subs, status=status,
         stop_reason=cast(StopReason, stop_reason), clarification_questions=plan["clarification_questions"],
         summary=summary_of(kept, unknowns, str(draft.get("summary", ""))
-                           if stop_reason == "clarification" or not selected else "", answered=answer is not None,
+                           if stop_reason == "clarification" or not selected else "", answered=len(answer),
                            compared=compared.answer, compared_note=compared.note),
         conclusions=[CitedConclusion.model_validate(c) for c in kept],
         withheld=withheld, conflicts=conflicts, unknowns=unknowns, coverage=rows, rounds=rounds,

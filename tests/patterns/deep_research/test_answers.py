@@ -16,6 +16,7 @@ from ditto_nb.patterns.deep_research.answers import (
     STATED,
     answers_question,
     candidates,
+    chains,
     decide_coverage,
     own_words,
     states_asked_kind,
@@ -81,11 +82,13 @@ def test_code_picks_the_finding_and_the_call_judges_each_pair() -> None:
     assert f"2. Question: {TOPIC}\n   Finding: {BORN['statement']}" in prompt
     assert f"3. Question: Which engineer planned the bridge?\n   Finding: {DESIGNED['statement']}" in prompt
     # a finding restating its sub-question with the answer is decided by code, not shown to the call
-    assert prompt.count("Question:") == 3 and "Where was Ilse Marrek born?" not in prompt
+    assert prompt.count("Question:") == 4 and "Where was Ilse Marrek born?" not in prompt
+    # the two findings as one chain for the topic, shown last (the sub-questions keep their numbers)
+    assert prompt.endswith(f"4. Question: {TOPIC}\n   Finding: {DESIGNED['statement']} {BORN['statement']}")
     assert [(r["status"], r["evidence_ids"]) for r in answers.coverage] == [("covered", ["E1"]), ("covered", ["E4"])]
     assert answers.coverage[0]["reason"] == "finding 1 answers it: names the designer"
     assert answers.coverage[1]["reason"] == f"finding 2 answers it: {STATED}"
-    assert answers.topic == 1
+    assert answers.topic == (1,)
 
 
 def test_a_finding_restates_its_question_only_with_every_name_every_word_and_the_asked_kind() -> None:
@@ -163,7 +166,7 @@ def test_a_refused_pair_or_no_candidate_is_a_gap_with_its_reason() -> None:
     assert second["status"] == "gap" and second["reason"] == "no published finding shares its words"
     assert third["reason"] == "its finding was withheld: the quote does not state the number(s) 1931"
     assert all(row["gap"] == row["reason"] for row in answers.coverage)
-    assert answers.topic is None
+    assert answers.topic == ()
 
 
 def test_a_finding_sharing_nothing_with_the_topic_is_never_shown_as_its_answer() -> None:
@@ -174,14 +177,14 @@ def test_a_finding_sharing_nothing_with_the_topic_is_never_shown_as_its_answer()
     # the topic admits no finding: only the sub-question's pair is judged (a question of names
     # alone is never decided by code)
     assert asked[0] == "coverage" and f"Question: {TOPIC}" not in asked[1]
-    assert answers.topic is None and answers.coverage[0]["status"] == "covered"
+    assert answers.topic == () and answers.coverage[0]["status"] == "covered"
 
 
 def test_conflict_rows_stay_and_no_call_without_findings() -> None:
     coverage = _rows("Who designed the Zarnow Bridge?")
     coverage[0]["status"] = "conflict"
     asked, answers = _decide({"verdicts": []}, coverage, [])
-    assert asked == [] and answers.coverage[0]["status"] == "conflict" and answers.topic is None
+    assert asked == [] and answers.coverage[0]["status"] == "conflict" and answers.topic == ()
     assert "disagree" in answers.coverage[0]["reason"]
 
 
@@ -191,12 +194,38 @@ def test_a_spent_model_budget_falls_back_to_the_drafters_numbers_and_says_so() -
     assert answers.coverage[0]["status"] == "covered" and NO_CALL_LEFT in answers.coverage[0]["reason"]
 
 
+def test_two_findings_judged_to_answer_the_topic_together_lead_as_a_chain() -> None:
+    # the designer's finding names the topic's bridge and the name the birthplace's finding names
+    assert chains(TOPIC, [DESIGNED, BORN]) == [(0, 1)]
+    assert chains(TOPIC, [BORN, DESIGNED]) == [(1, 0)]
+    # a finding naming nothing the topic names starts no chain; a name the topic gives links none
+    other: ConclusionItem = {**BORN, "statement": "Kessendorf lies on the Zarnow river."}
+    assert chains(TOPIC, [BORN, other]) == []
+    assert chains(TOPIC, [DESIGNED, {**BORN, "statement": "The Zarnow Bridge was opened in 1931."}]) == []
+    # neither finding alone answers the topic, the chain does: the chain leads, in its order
+    reply = {"verdicts": [{"n": 1, "verdict": "does not answer", "reason": "the designer only"},
+                          {"n": 2, "verdict": "does not answer", "reason": "whose birthplace?"},
+                          {"n": 3, "verdict": "answers", "reason": "names the designer"},
+                          {"n": 4, "verdict": "answers", "reason": "the designer was born in Kessendorf"}]}
+    _asked, answers = _decide(reply, _rows("Which engineer planned the bridge?", "Where was Ilse Marrek born?"),
+                              [BORN, DESIGNED])
+    assert answers.topic == (1, 0)
+    # a single finding judged to answer the topic wins over a chain
+    reply["verdicts"][0] = {"n": 1, "verdict": "answers", "reason": "the birthplace"}
+    assert _decide(reply, _rows("Which engineer planned the bridge?"), [BORN, DESIGNED])[1].topic == (0,)
+    # a chain's summary states both findings and quotes both
+    text = summary_of([DESIGNED, BORN], [], answered=2)
+    assert text.startswith(f"Answer: {DESIGNED['statement']} {BORN['statement']} "
+                           f"(quote: \"{DESIGNED['quote']}\"; \"{BORN['quote']}\")")
+    assert "Established" not in text
+
+
 def test_the_summary_answers_the_topic_first_quoted() -> None:
-    text = summary_of([BORN, DESIGNED], ["When was it opened: no published finding answers it"], answered=True)
+    text = summary_of([BORN, DESIGNED], ["When was it opened: no published finding answers it"], answered=1)
     assert text.startswith('Answer: Ilse Marrek was born in Kessendorf. (quote: "Ilse Marrek was born in Kessendorf in 1881.")')
     assert "Also established: The Zarnow Bridge was designed by Ilse Marrek." in text
     assert text.endswith("Not established: When was it opened.")
-    assert summary_of([DESIGNED], [], answered=False).startswith("No published finding was judged to answer the topic")
+    assert summary_of([DESIGNED], [], answered=0).startswith("No published finding was judged to answer the topic")
 
 
 def test_schema_asks_for_one_verdict_per_pair() -> None:

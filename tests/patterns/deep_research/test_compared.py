@@ -133,7 +133,7 @@ def test_the_summary_leads_with_the_compared_answer_then_every_finding() -> None
         {"side": "A", "value": "a genus", "quote": "A is a genus.", "evidence_id": "E1", "title": "A"},
         {"side": "B", "value": "a genus", "quote": "B is a genus.", "evidence_id": "E2", "title": "B"}]}
     kept = [{"statement": "A is a genus of trees", "quote": "A is a genus."}]
-    text = summary_of(kept, ["Where does B grow: no evidence"], answered=True, compared=compared)  # type: ignore[arg-type]
+    text = summary_of(kept, ["Where does B grow: no evidence"], answered=1, compared=compared)  # type: ignore[arg-type]
     assert text == ('Answer: Yes. Compared side by side: A: a genus (quote: "A is a genus."); '
                     'B: a genus (quote: "B is a genus."). Also established: A is a genus of trees. '
                     'Not established: Where does B grow.')
