@@ -255,8 +255,9 @@ def decide_coverage(ask: Ask, topic: str, coverage: Sequence[CoverageItem], kept
     verdicts |= {(q, i): (True, STATED) for q, i in stated.items()}
     rows = [_row(row, [(i, verdicts.get((q, i))) for i in picked.get(q, [])], kept, withheld)
             for q, row in enumerate(coverage, start=1)]
-    answer = next(((i,) for (q, i), (yes, _why) in verdicts.items() if q == 0 and yes), None)
-    return Answers(rows, answer or (chained[0] if chained else ()))
+    # a single finding judged to answer the topic wins over a chain
+    answer = next(((i,) for (q, i), (yes, _why) in verdicts.items() if q == 0 and yes), chained[0] if chained else ())
+    return Answers(rows, answer)
 
 
 def chains(topic: str, kept: Sequence[ConclusionItem], limit: int = 2) -> list[tuple[int, int]]:
@@ -328,5 +329,5 @@ def _with_reasons(rows: Sequence[CoverageItem], note: str) -> list[CoverageItem]
     return out
 
 
-__all__ = ["NO_CALL_LEFT", "STATED", "Answers", "answers_question", "candidates", "chains", "decide_coverage", "own_words",
-           "states_asked_kind", "states_its_words"]
+__all__ = ["NO_CALL_LEFT", "STATED", "Answers", "answers_question", "candidates", "chains", "decide_coverage",
+           "own_words", "states_asked_kind", "states_its_words"]

@@ -58,10 +58,11 @@ def summary_of(kept: Sequence[ConclusionItem], unknowns: Sequence[str], fixed: s
     A small model's summary restates withheld findings as fact (measured: "Corliss Archer ... holds
     the post of Lord High Treasurer" beside a withheld finding), so the summary is the published
     findings' statements, then what stays unknown. The topic's answer comes first, quoted, when
-    the coverage call named a finding for it (or a chain of two findings, both quoted) (:mod:`ditto_nb.patterns.deep_research.answers`);
-    otherwise the summary says no finding was judged to answer the topic itself. A comparison
-    topic answered side by side (:mod:`ditto_nb.patterns.deep_research.compared`) leads with that
-    answer and each side's value and quote, and every finding follows it.
+    the coverage call named a finding for it, or a chain of two findings, each quoted
+    (:mod:`ditto_nb.patterns.deep_research.answers`); otherwise the summary says no finding was
+    judged to answer the topic itself. A comparison topic answered side by side
+    (:mod:`ditto_nb.patterns.deep_research.compared`) leads with that answer and each side's value
+    and quote, and every finding follows it.
 
     Args:
         kept: the published findings (``statement``, ``quote``), the topic's answer first when

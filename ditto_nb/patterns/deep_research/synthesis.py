@@ -28,7 +28,6 @@ the side-by-side answer, from one quoted value per side
 from __future__ import annotations
 
 import re
-
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -285,7 +284,8 @@ def synthesize(ask: Ask, request: ResearchRequest, plan: PlanDump, evidence: lis
         if grounding.repaired:  # what the repair added to the published findings
             drafted = {str(c.get("statement", "")) for c in grounding.first.draft.text.get("conclusions", [])}
             review["from_repair"] = [str(c["statement"]) for c in kept if str(c["statement"]) not in drafted]
-    rows, answer, compared = list(coverage), tuple[int, ...](), Compared(None)
+    answer: tuple[int, ...] = ()  # the findings that answer the topic, in order
+    rows, compared = list(coverage), Compared(None)
     if stop_reason != "clarification" and selected:
         compared = yield from answer_side_by_side(ask, request.question, evidence)
     ordering = [orders_sides(request.question, str(c["statement"])) for c in kept]
